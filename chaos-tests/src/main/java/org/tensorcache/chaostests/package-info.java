@@ -1,0 +1,2 @@
+/** Fault injection against real TensorCache node processes. */
+package org.tensorcache.chaostests;

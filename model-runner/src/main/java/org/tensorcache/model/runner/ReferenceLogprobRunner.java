@@ -1,0 +1,73 @@
+package org.tensorcache.model.runner;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.ParameterStore;
+import java.util.ArrayList;
+import java.util.List;
+import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.lm.TinyLm;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.model.text.ByteTokenizer;
+
+/**
+ * The DPO reference log-probs: for the chosen and the rejected response, the sum over the response
+ * tokens (EOS included) of log p(token | prompt and the response tokens before it), prompt and
+ * padding masked out, as open-instruct's reference cache computes them.
+ */
+public final class ReferenceLogprobRunner extends MicroBatchedRunner {
+  /** Runner id in fingerprints. */
+  public static final String ID = "reference-logprob";
+
+  private static final List<FieldSpec> FIELDS =
+      List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"));
+
+  /** A runner over {@code lm}, at most {@code microBatch} examples per forward pass. */
+  public ReferenceLogprobRunner(TinyLm lm, int microBatch, int maxSeqLen) {
+    super(lm, microBatch, maxSeqLen);
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String version() {
+    return "1";
+  }
+
+  @Override
+  public List<FieldSpec> fields() {
+    return FIELDS;
+  }
+
+  @Override
+  protected float[][][] forward(List<PreferenceExample> micro, NDManager scope, ParameterStore ps) {
+    int b = micro.size();
+    List<ByteTokenizer.Pair> sequences = new ArrayList<>(2 * b);
+    long[] ids = new long[2 * b];
+    for (int i = 0; i < b; i++) {
+      PreferenceExample e = micro.get(i);
+      sequences.add(ByteTokenizer.encodePair(e.prompt(), e.chosen()));
+      ids[i] = e.index();
+    }
+    for (int i = 0; i < b; i++) {
+      PreferenceExample e = micro.get(i);
+      sequences.add(ByteTokenizer.encodePair(e.prompt(), e.rejected()));
+      ids[b + i] = e.index();
+    }
+    PaddedBatch batch = PaddedBatch.of(sequences, ids, maxSeqLen, true);
+    float[] sums = sequenceLogprobs(lm, ps, batch, scope).toFloatArray();
+    return new float[][][] {rows(sums, 0, b, 1), rows(sums, b, b, 1)};
+  }
+
+  /** Per sequence, the masked sum of the targets' log-probs, shape {@code (rows)}. */
+  static NDArray sequenceLogprobs(
+      TinyLm lm, ParameterStore ps, PaddedBatch batch, NDManager scope) {
+    NDArray hidden = lm.hidden(ps, batch.inputs(scope), false);
+    NDArray logp = lm.logits(ps, hidden, false).logSoftmax(-1);
+    NDArray picked = logp.gather(batch.targets(scope).expandDims(-1), -1).squeeze(-1);
+    return picked.mul(batch.mask(scope)).sum(new int[] {1});
+  }
+}

@@ -1,0 +1,86 @@
+package org.tensorcache.model.data;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PreferenceReaderTest {
+  @TempDir Path dir;
+
+  private Path file(String... lines) throws Exception {
+    Path f = dir.resolve("prefs.jsonl");
+    Files.writeString(f, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    return f;
+  }
+
+  @Test
+  void indexIsLineNumberAndDigestIsTheFilesSha256() throws Exception {
+    Path f =
+        file(
+            "{\"prompt\":\"1+1=\",\"chosen\":\"2\",\"rejected\":\"3\"}",
+            "{\"prompt\":\"p\",\"chosen\":\"c \\\"q\\\"\",\"rejected\":\"r\",\"extra\":1}");
+    PreferenceDataset data = PreferenceDataset.load(f);
+    assertEquals(2, data.size());
+    assertEquals(new PreferenceExample(0, "1+1=", "2", "3"), data.get(0));
+    assertEquals(new PreferenceExample(1, "p", "c \"q\"", "r"), data.get(1));
+    byte[] sha = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f));
+    assertEquals(HexFormat.of().formatHex(sha), data.digest());
+  }
+
+  @Test
+  void digestChangesWithContent() throws Exception {
+    String a =
+        PreferenceDataset.load(file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}"))
+            .digest();
+    String b =
+        PreferenceDataset.load(file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"d\"}"))
+            .digest();
+    assertNotEquals(a, b);
+  }
+
+  @Test
+  void missingFieldNamesLineAndField() throws Exception {
+    Path f =
+        file(
+            "{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}",
+            "{\"prompt\":\"a\",\"chosen\":\"b\"}");
+    var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f));
+    assertEquals(2, e.line());
+    assertEquals(f + " line 2: field 'rejected' is missing, expected a string", e.getMessage());
+  }
+
+  @Test
+  void wrongTypeNamesLineAndField() throws Exception {
+    Path f = file("{\"prompt\":\"a\",\"chosen\":5,\"rejected\":\"c\"}");
+    var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f));
+    assertEquals(f + " line 1: field 'chosen' is NUMBER, expected a string", e.getMessage());
+  }
+
+  @Test
+  void invalidJsonAndBlankLinesAreErrors() throws Exception {
+    for (String bad : List.of("{\"prompt\":\"a\",", "[1,2]", "", "{} {}")) {
+      Path f = file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}", bad);
+      var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f), bad);
+      assertEquals(2, e.line(), bad);
+      assertTrue(e.getMessage().startsWith(f + " line 2: "), e.getMessage());
+    }
+  }
+
+  @Test
+  void invalidUtf8IsAnError() throws Exception {
+    Path f = dir.resolve("bad.jsonl");
+    Files.write(f, new byte[] {'{', '"', 'p', (byte) 0xC3, '"', '}', '\n'});
+    var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f));
+    assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
+  }
+}
