@@ -1,0 +1,308 @@
+package org.tensorcache.store.block;
+
+import java.util.Arrays;
+import org.tensorcache.store.spec.CacheSpec;
+
+/**
+ * The values of one range of a cache: per field a {@code float[]} of {@code length * width}
+ * elements (row-major per example) and a presence bitset.
+ *
+ * <p>Presence, not the value, says whether an example is known: a missing example holds {@link
+ * #SENTINEL} ({@code -inf}), while a present one may hold a real {@code -inf}. Blocks form a
+ * state-based CRDT under {@link #merge}: element-wise {@link Math#max} where both sides hold an
+ * example, the holder's values where one does, presence OR.
+ *
+ * <p>A block is mutable and not thread-safe; to share one across threads, publish a {@link #copy()}
+ * that is never mutated.
+ */
+public final class Block {
+  /** What a missing example's elements hold. */
+  public static final float SENTINEL = Float.NEGATIVE_INFINITY;
+
+  private final CacheSpec spec;
+  private final int range;
+  private final long start;
+  private final int length;
+  private final float[][] values;
+  private final long[] present;
+  private int presentCount;
+
+  private Block(CacheSpec spec, int range) {
+    this.spec = spec;
+    this.range = range;
+    this.start = spec.rangeStart(range);
+    this.length = spec.rangeLength(range);
+    this.values = new float[spec.fields().size()][];
+    for (int f = 0; f < values.length; f++) {
+      values[f] = new float[length * spec.fields().get(f).width()];
+      Arrays.fill(values[f], SENTINEL);
+    }
+    this.present = new long[words(length)];
+  }
+
+  private Block(Block src) {
+    this.spec = src.spec;
+    this.range = src.range;
+    this.start = src.start;
+    this.length = src.length;
+    this.values = new float[src.values.length][];
+    for (int f = 0; f < values.length; f++) {
+      values[f] = src.values[f].clone();
+    }
+    this.present = src.present.clone();
+    this.presentCount = src.presentCount;
+  }
+
+  /** A block of range {@code range} of {@code spec} with no example present. */
+  public static Block empty(CacheSpec spec, int range) {
+    if (spec == null) {
+      throw new IllegalArgumentException("cache spec missing");
+    }
+    return new Block(spec, range);
+  }
+
+  /**
+   * A block built from raw arrays, as a codec decodes them; the arrays are copied. Present examples
+   * must hold no NaN and missing ones exactly {@link #SENTINEL}.
+   *
+   * @param values per field, {@code length * width} elements
+   * @param presence bitset words, bit {@code i % 64} of word {@code i / 64} for example {@code
+   *     start + i}; bits at or beyond the range length must be clear
+   */
+  public static Block of(CacheSpec spec, int range, float[][] values, long[] presence) {
+    Block b = empty(spec, range);
+    BlockChecks.checkRaw(spec, range, b.start, b.length, values, presence);
+    System.arraycopy(presence, 0, b.present, 0, presence.length);
+    for (int f = 0; f < values.length; f++) {
+      System.arraycopy(values[f], 0, b.values[f], 0, values[f].length);
+    }
+    b.recount();
+    return b;
+  }
+
+  /** An independent copy of this block. */
+  public Block copy() {
+    return new Block(this);
+  }
+
+  /** The spec of the cache this block belongs to. */
+  public CacheSpec spec() {
+    return spec;
+  }
+
+  /** The range index. */
+  public int range() {
+    return range;
+  }
+
+  /** The first example index of the range. */
+  public long start() {
+    return start;
+  }
+
+  /** The number of examples in the range. */
+  public int length() {
+    return length;
+  }
+
+  /**
+   * Stores all fields of one example; if it is already present, the values are merged with MAX as
+   * in {@link #merge}. Nothing changes when an argument is rejected.
+   *
+   * @param perFieldValues one array per field in spec order, each of the field's width
+   */
+  public void put(long index, float[][] perFieldValues) {
+    int i = local(index);
+    BlockChecks.checkRow(spec, index, perFieldValues);
+    boolean wasPresent = bit(i);
+    for (int f = 0; f < values.length; f++) {
+      float[] v = perFieldValues[f];
+      float[] dst = values[f];
+      int base = i * v.length;
+      for (int k = 0; k < v.length; k++) {
+        dst[base + k] = wasPresent ? Math.max(dst[base + k], v[k]) : v[k];
+      }
+    }
+    if (!wasPresent) {
+      present[i >>> 6] |= 1L << i;
+      presentCount++;
+    }
+  }
+
+  /** Whether example {@code index} has a value. */
+  public boolean isPresent(long index) {
+    return bit(local(index));
+  }
+
+  /**
+   * Copies the width elements of field {@code field} of example {@code index} into {@code dst} at
+   * {@code dstOff}; throws if the example is not present, so a sentinel is never handed out.
+   */
+  public void copyValues(int field, long index, float[] dst, int dstOff) {
+    int i = local(index);
+    checkField(field);
+    if (!bit(i)) {
+      throw new IllegalStateException(
+          "index "
+              + index
+              + " is not present in range "
+              + range
+              + " of cache '"
+              + spec.name()
+              + "'");
+    }
+    int width = spec.fields().get(field).width();
+    System.arraycopy(values[field], i * width, dst, dstOff, width);
+  }
+
+  /** Number of present examples. */
+  public int presentCount() {
+    return presentCount;
+  }
+
+  /** Whether every example of the range is present. */
+  public boolean isComplete() {
+    return presentCount == length;
+  }
+
+  /** A new block holding the merge of this one and {@code other}; neither is changed. */
+  public Block merge(Block other) {
+    checkCompatible(other);
+    Block result = copy();
+    result.mergeInPlace(other);
+    return result;
+  }
+
+  /** Merges {@code other} into this block; {@code other} is not changed. */
+  public void mergeInPlace(Block other) {
+    checkCompatible(other);
+    for (int w = 0; w < present.length; w++) {
+      long mine = present[w];
+      long theirs = other.present[w];
+      long both = mine & theirs;
+      long onlyTheirs = theirs & ~mine;
+      for (int f = 0; f < values.length; f++) {
+        int width = spec.fields().get(f).width();
+        float[] dst = values[f];
+        float[] src = other.values[f];
+        for (long bits = both; bits != 0; bits &= bits - 1) {
+          int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
+          for (int k = base, end = base + width; k < end; k++) {
+            dst[k] = Math.max(dst[k], src[k]);
+          }
+        }
+        for (long bits = onlyTheirs; bits != 0; bits &= bits - 1) {
+          int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
+          System.arraycopy(src, base, dst, base, width);
+        }
+      }
+      present[w] = mine | theirs;
+    }
+    recount();
+  }
+
+  /**
+   * A copy of the presence bitset: bit {@code i % 64} of word {@code i / 64} for {@code start+i}.
+   */
+  public long[] presenceWords() {
+    return present.clone();
+  }
+
+  /**
+   * Copies {@code count} stored elements of field {@code field}, starting at element {@code from}
+   * of the range, including the sentinels of missing examples; for codecs, which store the presence
+   * alongside.
+   */
+  public void copyRawValues(int field, int from, float[] dst, int dstOff, int count) {
+    checkField(field);
+    System.arraycopy(values[field], from, dst, dstOff, count);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Block b)
+        || b.range != range
+        || !b.spec.equals(spec)
+        || !Arrays.equals(b.present, present)) {
+      return false;
+    }
+    for (int f = 0; f < values.length; f++) {
+      // Arrays.equals(float[], float[]) compares floatToIntBits, so -0.0 and 0.0 differ.
+      if (!Arrays.equals(values[f], b.values[f])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = spec.hashCode() * 31 + range;
+    h = h * 31 + Arrays.hashCode(present);
+    for (float[] v : values) {
+      h = h * 31 + Arrays.hashCode(v);
+    }
+    return h;
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        "Block[cache=%s, range=%d, start=%d, length=%d, present=%d]",
+        spec.name(), range, start, length, presentCount);
+  }
+
+  static int words(int bits) {
+    return (bits + 63) >>> 6;
+  }
+
+  private boolean bit(int i) {
+    return (present[i >>> 6] & (1L << i)) != 0;
+  }
+
+  private void recount() {
+    int c = 0;
+    for (long w : present) {
+      c += Long.bitCount(w);
+    }
+    presentCount = c;
+  }
+
+  private int local(long index) {
+    if (index < start || index >= start + length) {
+      throw new IndexOutOfBoundsException(
+          String.format(
+              "index %d out of range [%d, %d) of range %d of cache '%s'",
+              index, start, start + length, range, spec.name()));
+    }
+    return (int) (index - start);
+  }
+
+  private void checkField(int field) {
+    if (field < 0 || field >= values.length) {
+      throw new IndexOutOfBoundsException(
+          "field "
+              + field
+              + " out of range [0, "
+              + values.length
+              + ") for cache '"
+              + spec.name()
+              + "'");
+    }
+  }
+
+  private void checkCompatible(Block other) {
+    if (other == null) {
+      throw new IllegalArgumentException("cannot merge with null");
+    }
+    if (other.range != range || !other.spec.equals(spec)) {
+      throw new IllegalArgumentException(
+          String.format(
+              "cannot merge range %d of %s into range %d of %s, expected the same spec and range",
+              other.range, other.spec, range, spec));
+    }
+  }
+}

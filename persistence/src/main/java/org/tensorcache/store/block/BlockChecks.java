@@ -1,0 +1,88 @@
+package org.tensorcache.store.block;
+
+import java.lang.reflect.Array;
+import java.util.Arrays;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.spec.CacheSpec;
+
+/** Validation of what enters a block, done in full before anything is changed. */
+final class BlockChecks {
+  private static final int SENTINEL_BITS = Float.floatToRawIntBits(Block.SENTINEL);
+
+  private BlockChecks() {}
+
+  /** Checks one example's values: one array per field, of the field's width, without NaN. */
+  static void checkRow(CacheSpec spec, long index, float[][] perFieldValues) {
+    int fieldCount = spec.fields().size();
+    if (perFieldValues == null || perFieldValues.length != fieldCount) {
+      throw err(
+          "index %d: %s field arrays, expected %d for cache '%s'",
+          index, len(perFieldValues), fieldCount, spec.name());
+    }
+    for (int f = 0; f < fieldCount; f++) {
+      FieldSpec field = spec.fields().get(f);
+      float[] v = perFieldValues[f];
+      if (v == null || v.length != field.width()) {
+        throw err(
+            "index %d: field '%s' has %s values, expected width %d (shape %s)",
+            index, field.name(), len(v), field.width(), Arrays.toString(field.shape()));
+      }
+      for (int k = 0; k < v.length; k++) {
+        if (Float.isNaN(v[k])) {
+          throw err(
+              "index %d: field '%s' element %d is NaN, expected a number", index, field.name(), k);
+        }
+      }
+    }
+  }
+
+  /**
+   * Checks a codec's raw arrays: their sizes, no presence bit beyond the range, no NaN in a present
+   * example and exactly the sentinel in a missing one.
+   */
+  static void checkRaw(
+      CacheSpec spec, int range, long start, int length, float[][] values, long[] presence) {
+    int fieldCount = spec.fields().size();
+    if (values == null || values.length != fieldCount) {
+      throw err("%s value arrays for range %d, expected %d", len(values), range, fieldCount);
+    }
+    int words = Block.words(length);
+    if (presence == null || presence.length != words) {
+      throw err("%s presence words for range %d, expected %d", len(presence), range, words);
+    }
+    if (length % 64 != 0 && (presence[words - 1] >>> (length % 64)) != 0) {
+      throw err("presence bits set beyond length %d of range %d", length, range);
+    }
+    for (int f = 0; f < fieldCount; f++) {
+      FieldSpec field = spec.fields().get(f);
+      int width = field.width();
+      if (values[f] == null || values[f].length != length * width) {
+        throw err(
+            "field '%s' has %s elements for range %d, expected %d",
+            field.name(), len(values[f]), range, length * width);
+      }
+      for (int i = 0; i < length; i++) {
+        boolean isPresent = (presence[i >>> 6] & (1L << i)) != 0;
+        for (int k = i * width, end = k + width; k < end; k++) {
+          float v = values[f][k];
+          if (isPresent && Float.isNaN(v)) {
+            throw err("index %d: field '%s' holds NaN", start + i, field.name());
+          }
+          if (!isPresent && Float.floatToRawIntBits(v) != SENTINEL_BITS) {
+            throw err(
+                "index %d: field '%s' is missing but holds %s, expected the sentinel -inf",
+                start + i, field.name(), v);
+          }
+        }
+      }
+    }
+  }
+
+  private static IllegalArgumentException err(String format, Object... args) {
+    return new IllegalArgumentException(String.format(format, args));
+  }
+
+  private static String len(Object array) {
+    return array == null ? "no" : Integer.toString(Array.getLength(array));
+  }
+}

@@ -1,0 +1,239 @@
+package org.tensorcache.store.export;
+
+import static org.tensorcache.store.segment.SafetensorsHeader.crcHex;
+import static org.tensorcache.store.segment.SafetensorsHeader.expect;
+import static org.tensorcache.store.segment.SafetensorsHeader.reject;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.io.AtomicFiles;
+import org.tensorcache.store.io.DataRegionReader;
+import org.tensorcache.store.io.DataRegionWriter;
+import org.tensorcache.store.segment.SafetensorsHeader;
+import org.tensorcache.store.segment.SegmentRejectedException;
+import org.tensorcache.store.segment.SegmentRejectedException.Reason;
+import org.tensorcache.store.segment.TensorInfo;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+
+/**
+ * Exports a whole cache as one safetensors file and imports it back.
+ *
+ * <p>Layout: one {@code F32} tensor per field of shape {@code [n, ...fieldShape]} in spec order
+ * (missing examples hold {@code -inf}), then {@value #PRESENT}, {@code U8} of shape {@code [n]}
+ * holding 1 for a present example and 0 for a missing one, so Python can mask with it directly.
+ */
+public final class CacheExport {
+  /** The {@code format} metadata value of an export. */
+  public static final String FORMAT = "tensorcache-export/1";
+
+  /** Name of the unpacked presence tensor. */
+  public static final String PRESENT = "__present__";
+
+  private static final List<String> KEYS =
+      List.of("format", "cache_id", "fingerprint", "n", "range_size", "fields", "crc32c");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private CacheExport() {}
+
+  /**
+   * Atomically writes the cache to {@code file}. {@code blocks} holds at most one block per range;
+   * a range without one is exported as missing.
+   */
+  public static void write(
+      Path file, CacheSpec spec, Fingerprint fingerprint, Collection<Block> blocks)
+      throws IOException {
+    checkNames(spec, fingerprint);
+    Block[] byRange = new Block[spec.rangeCount()];
+    for (Block b : blocks) {
+      if (!b.spec().equals(spec)) {
+        throw new IllegalArgumentException(
+            "block of " + b.spec() + " in the export of " + spec + ", expected that spec");
+      }
+      if (byRange[b.range()] != null) {
+        throw new IllegalArgumentException(
+            "two blocks for range " + b.range() + ", expected at most one per range");
+      }
+      byRange[b.range()] = b;
+    }
+    List<TensorInfo> tensors = tensors(spec);
+    Map<String, String> meta = metadata(spec, fingerprint, crcHex(0));
+    int headerLength = SafetensorsHeader.encode(tensors, meta).length;
+    AtomicFiles.write(
+        file,
+        ch -> {
+          DataRegionWriter out = new DataRegionWriter(ch, 8L + headerLength);
+          float[] chunk = new float[1 << 16];
+          for (int f = 0; f < spec.fields().size(); f++) {
+            int width = spec.fields().get(f).width();
+            for (int r = 0; r < byRange.length; r++) {
+              int elements = spec.rangeLength(r) * width;
+              if (byRange[r] == null) {
+                out.putRepeated(Block.SENTINEL, elements);
+                continue;
+              }
+              for (int from = 0; from < elements; from += chunk.length) {
+                int n = Math.min(chunk.length, elements - from);
+                byRange[r].copyRawValues(f, from, chunk, 0, n);
+                out.putFloats(chunk, 0, n);
+              }
+            }
+          }
+          byte[] flags = new byte[spec.rangeSize()];
+          for (int r = 0; r < byRange.length; r++) {
+            int length = spec.rangeLength(r);
+            long[] words = byRange[r] == null ? new long[0] : byRange[r].presenceWords();
+            for (int i = 0; i < length; i++) {
+              flags[i] = (byte) (words.length == 0 ? 0 : (words[i >>> 6] >>> i) & 1);
+            }
+            out.putBytes(flags, 0, length);
+          }
+          out.flush();
+          meta.put("crc32c", crcHex(out.crc32c()));
+          SafetensorsHeader.writePrefixAndHeader(ch, SafetensorsHeader.encode(tensors, meta));
+        });
+  }
+
+  /**
+   * Reads an export of the cache that {@code expected} identifies; returns one block per range, in
+   * range order, with only the exported present examples present. Any failed check throws {@link
+   * SegmentRejectedException}, a file of another fingerprint with reason {@code
+   * FOREIGN_FINGERPRINT}.
+   */
+  public static List<Block> read(Path file, CacheSpec spec, Fingerprint expected)
+      throws IOException {
+    checkNames(spec, expected);
+    List<TensorInfo> tensors = tensors(spec);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      byte[] header = SafetensorsHeader.read(file, ch, size);
+      ObjectNode root = SafetensorsHeader.parse(file, header);
+      Map<String, String> meta = SafetensorsHeader.metadata(file, root, KEYS);
+      Map<String, String> want = metadata(spec, expected, meta.get("crc32c"));
+      expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
+      expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
+      expect(file, Reason.FOREIGN_FINGERPRINT, "cache_id", meta, expected.cacheId());
+      for (String key : List.of("n", "range_size", "fields")) {
+        expect(file, Reason.SHAPE_MISMATCH, key, meta, want.get(key));
+      }
+      SafetensorsHeader.checkCrcSyntax(file, meta.get("crc32c"));
+      SafetensorsHeader.checkTensors(file, root, tensors);
+      SafetensorsHeader.checkCanonical(file, header, tensors, meta);
+      long dataLength = SafetensorsHeader.dataLength(tensors);
+      SafetensorsHeader.checkFileSize(file, size, header.length, dataLength);
+
+      DataRegionReader in = new DataRegionReader(ch, 8L + header.length, dataLength);
+      int ranges = spec.rangeCount();
+      float[][][] values = new float[ranges][spec.fields().size()][];
+      for (int f = 0; f < spec.fields().size(); f++) {
+        int width = spec.fields().get(f).width();
+        for (int r = 0; r < ranges; r++) {
+          values[r][f] = new float[spec.rangeLength(r) * width];
+          in.getFloats(values[r][f], 0, values[r][f].length);
+        }
+      }
+      long[][] presence = new long[ranges][];
+      byte[] flags = new byte[spec.rangeSize()];
+      for (int r = 0; r < ranges; r++) {
+        int length = spec.rangeLength(r);
+        in.getBytes(flags, 0, length);
+        presence[r] = new long[(length + 63) / 64];
+        for (int i = 0; i < length; i++) {
+          if ((flags[i] & 0xfe) != 0) {
+            throw reject(
+                file,
+                Reason.BAD_VALUE,
+                "%s[%d] is %d, expected 0 or 1",
+                PRESENT,
+                spec.rangeStart(r) + i,
+                flags[i] & 0xff);
+          }
+          presence[r][i >>> 6] |= (long) flags[i] << i;
+        }
+      }
+      expect(file, Reason.BAD_CHECKSUM, "crc32c", meta, crcHex(in.crc32c()));
+      List<Block> blocks = new ArrayList<>(ranges);
+      for (int r = 0; r < ranges; r++) {
+        try {
+          blocks.add(Block.of(spec, r, values[r], presence[r]));
+        } catch (IllegalArgumentException e) {
+          throw reject(file, Reason.BAD_VALUE, "%s", e.getMessage());
+        }
+        values[r] = null;
+      }
+      return blocks;
+    } catch (EOFException e) {
+      throw reject(file, Reason.TRUNCATED, "%s", e.getMessage());
+    }
+  }
+
+  private static List<TensorInfo> tensors(CacheSpec spec) {
+    List<TensorInfo> tensors = new ArrayList<>(spec.fields().size() + 1);
+    for (FieldSpec f : spec.fields()) {
+      int[] fieldShape = f.shape();
+      long[] shape = new long[fieldShape.length + 1];
+      shape[0] = spec.n();
+      for (int i = 0; i < fieldShape.length; i++) {
+        shape[i + 1] = fieldShape[i];
+      }
+      tensors.add(new TensorInfo(f.name(), f.dtype().safetensorsName(), shape));
+    }
+    tensors.add(new TensorInfo(PRESENT, "U8", new long[] {spec.n()}));
+    return tensors;
+  }
+
+  private static Map<String, String> metadata(CacheSpec spec, Fingerprint fp, String crc) {
+    Map<String, String> meta = new LinkedHashMap<>();
+    meta.put("format", FORMAT);
+    meta.put("cache_id", fp.cacheId());
+    meta.put("fingerprint", fp.hex());
+    meta.put("n", Long.toString(spec.n()));
+    meta.put("range_size", Integer.toString(spec.rangeSize()));
+    meta.put("fields", fieldsJson(spec));
+    meta.put("crc32c", crc);
+    return meta;
+  }
+
+  /** The fields as a JSON array of {@code {"name", "dtype", "shape"}}, for Python readers. */
+  static String fieldsJson(CacheSpec spec) {
+    ArrayNode fields = JSON.createArrayNode();
+    for (FieldSpec f : spec.fields()) {
+      ObjectNode o =
+          fields.addObject().put("name", f.name()).put("dtype", f.dtype().safetensorsName());
+      ArrayNode shape = o.putArray("shape");
+      for (int d : f.shape()) {
+        shape.add(d);
+      }
+    }
+    try {
+      return JSON.writeValueAsString(fields);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the fields of cache '" + spec.name() + "'", e);
+    }
+  }
+
+  private static void checkNames(CacheSpec spec, Fingerprint fingerprint) {
+    if (!spec.name().equals(fingerprint.cacheName())) {
+      throw new IllegalArgumentException(
+          "fingerprint of cache '"
+              + fingerprint.cacheName()
+              + "' used for cache '"
+              + spec.name()
+              + "', expected the same name");
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package org.tensorcache.store.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * Streams little-endian data to a channel from a given position through a fixed buffer, keeping the
+ * CRC32C of everything written; nothing is built in memory beyond the buffer.
+ */
+public final class DataRegionWriter {
+  private static final int BUFFER_BYTES = 1 << 20;
+
+  private final FileChannel channel;
+  private final ByteBuffer buffer =
+      ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final CRC32C crc = new CRC32C();
+  private long position;
+
+  /** Writes to {@code channel} starting at byte {@code position}. */
+  public DataRegionWriter(FileChannel channel, long position) {
+    this.channel = channel;
+    this.position = position;
+  }
+
+  /** Appends {@code count} floats of {@code src} from {@code off}. */
+  public void putFloats(float[] src, int off, int count) throws IOException {
+    while (count > 0) {
+      if (buffer.remaining() < Float.BYTES) {
+        flush();
+      }
+      int n = Math.min(count, buffer.remaining() / Float.BYTES);
+      buffer.asFloatBuffer().put(src, off, n);
+      buffer.position(buffer.position() + n * Float.BYTES);
+      off += n;
+      count -= n;
+    }
+  }
+
+  /** Appends {@code value} {@code count} times. */
+  public void putRepeated(float value, long count) throws IOException {
+    for (long i = 0; i < count; i++) {
+      if (buffer.remaining() < Float.BYTES) {
+        flush();
+      }
+      buffer.putFloat(value);
+    }
+  }
+
+  /** Appends {@code count} bytes of {@code src} from {@code off}. */
+  public void putBytes(byte[] src, int off, int count) throws IOException {
+    while (count > 0) {
+      if (!buffer.hasRemaining()) {
+        flush();
+      }
+      int n = Math.min(count, buffer.remaining());
+      buffer.put(src, off, n);
+      off += n;
+      count -= n;
+    }
+  }
+
+  /** Writes out what is buffered. */
+  public void flush() throws IOException {
+    buffer.flip();
+    crc.update(buffer.duplicate());
+    while (buffer.hasRemaining()) {
+      int n = channel.write(buffer, position);
+      position += n;
+    }
+    buffer.clear();
+  }
+
+  /** CRC32C of the bytes written so far, after {@link #flush()}. */
+  public int crc32c() {
+    return (int) crc.getValue();
+  }
+}

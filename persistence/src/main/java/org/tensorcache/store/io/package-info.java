@@ -1,0 +1,2 @@
+/** Crash-safe file replacement and streaming little-endian data regions with a CRC32C. */
+package org.tensorcache.store.io;

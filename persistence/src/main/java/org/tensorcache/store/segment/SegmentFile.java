@@ -1,0 +1,179 @@
+package org.tensorcache.store.segment;
+
+import static org.tensorcache.store.segment.SafetensorsHeader.crcHex;
+import static org.tensorcache.store.segment.SafetensorsHeader.expect;
+import static org.tensorcache.store.segment.SafetensorsHeader.reject;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.io.AtomicFiles;
+import org.tensorcache.store.io.DataRegionReader;
+import org.tensorcache.store.io.DataRegionWriter;
+import org.tensorcache.store.segment.SegmentRejectedException.Reason;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+
+/**
+ * Writes one block as a safetensors segment and reads it back with strict checks.
+ *
+ * <p>Layout: one {@code F32} tensor per field of shape {@code [length, ...fieldShape]}, in spec
+ * order, then {@value #PRESENT} ({@code U8}, {@code [ceil(length/8)]}): bit {@code i % 8} of byte
+ * {@code i / 8} is set when example {@code start + i} is present.
+ */
+public final class SegmentFile {
+  /** The {@code format} metadata value of a segment. */
+  public static final String FORMAT = "tensorcache-segment/1";
+
+  /** Name of the packed presence tensor; field names cannot start with an underscore. */
+  public static final String PRESENT = "__present__";
+
+  private static final List<String> KEYS =
+      List.of("format", "cache_id", "fingerprint", "range", "start", "length", "present", "crc32c");
+
+  private SegmentFile() {}
+
+  /** Atomically writes {@code block} to {@code file}, tagged with {@code fingerprint}. */
+  public static void write(Path file, Block block, Fingerprint fingerprint) throws IOException {
+    CacheSpec spec = block.spec();
+    checkNames(spec, fingerprint);
+    List<TensorInfo> tensors = tensors(spec, block.range());
+    Map<String, String> meta = new LinkedHashMap<>();
+    meta.put("format", FORMAT);
+    meta.put("cache_id", fingerprint.cacheId());
+    meta.put("fingerprint", fingerprint.hex());
+    meta.put("range", Integer.toString(block.range()));
+    meta.put("start", Long.toString(block.start()));
+    meta.put("length", Integer.toString(block.length()));
+    meta.put("present", Integer.toString(block.presentCount()));
+    meta.put("crc32c", crcHex(0));
+    int headerLength = SafetensorsHeader.encode(tensors, meta).length;
+    AtomicFiles.write(
+        file,
+        ch -> {
+          // The CRC is fixed-width hex, so the header's length is known before the data is written.
+          DataRegionWriter out = new DataRegionWriter(ch, 8L + headerLength);
+          float[] chunk = new float[Math.min(1 << 16, block.length())];
+          for (int f = 0; f < spec.fields().size(); f++) {
+            int elements = block.length() * spec.fields().get(f).width();
+            for (int from = 0; from < elements; from += chunk.length) {
+              int n = Math.min(chunk.length, elements - from);
+              block.copyRawValues(f, from, chunk, 0, n);
+              out.putFloats(chunk, 0, n);
+            }
+          }
+          byte[] packed = pack(block.presenceWords(), block.length());
+          out.putBytes(packed, 0, packed.length);
+          out.flush();
+          meta.put("crc32c", crcHex(out.crc32c()));
+          SafetensorsHeader.writePrefixAndHeader(ch, SafetensorsHeader.encode(tensors, meta));
+        });
+  }
+
+  /**
+   * Reads the segment in {@code file}, which must be range {@code range} of the cache that {@code
+   * expected} identifies; any failed check throws {@link SegmentRejectedException}.
+   */
+  public static Block read(Path file, CacheSpec spec, Fingerprint expected, int range)
+      throws IOException {
+    checkNames(spec, expected);
+    List<TensorInfo> tensors = tensors(spec, range);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      byte[] header = SafetensorsHeader.read(file, ch, size);
+      ObjectNode root = SafetensorsHeader.parse(file, header);
+      Map<String, String> meta = SafetensorsHeader.metadata(file, root, KEYS);
+      expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
+      expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
+      expect(file, Reason.FOREIGN_FINGERPRINT, "cache_id", meta, expected.cacheId());
+      expect(file, Reason.WRONG_RANGE, "range", meta, Integer.toString(range));
+      expect(file, Reason.WRONG_RANGE, "start", meta, Long.toString(spec.rangeStart(range)));
+      expect(file, Reason.WRONG_RANGE, "length", meta, Integer.toString(spec.rangeLength(range)));
+      SafetensorsHeader.checkCrcSyntax(file, meta.get("crc32c"));
+      SafetensorsHeader.checkTensors(file, root, tensors);
+      SafetensorsHeader.checkCanonical(file, header, tensors, meta);
+      long dataLength = SafetensorsHeader.dataLength(tensors);
+      SafetensorsHeader.checkFileSize(file, size, header.length, dataLength);
+
+      int length = spec.rangeLength(range);
+      DataRegionReader in = new DataRegionReader(ch, 8L + header.length, dataLength);
+      float[][] values = new float[spec.fields().size()][];
+      for (int f = 0; f < values.length; f++) {
+        values[f] = new float[length * spec.fields().get(f).width()];
+        in.getFloats(values[f], 0, values[f].length);
+      }
+      byte[] packed = new byte[(length + 7) / 8];
+      in.getBytes(packed, 0, packed.length);
+      expect(file, Reason.BAD_CHECKSUM, "crc32c", meta, crcHex(in.crc32c()));
+      long[] words = unpack(file, packed, length);
+      int count = 0;
+      for (long w : words) {
+        count += Long.bitCount(w);
+      }
+      expect(file, Reason.BAD_HEADER, "present", meta, Integer.toString(count));
+      try {
+        return Block.of(spec, range, values, words);
+      } catch (IllegalArgumentException e) {
+        throw reject(file, Reason.BAD_VALUE, "%s", e.getMessage());
+      }
+    } catch (EOFException e) {
+      throw reject(file, Reason.TRUNCATED, "%s", e.getMessage());
+    }
+  }
+
+  /** The tensors of range {@code range}: the fields in spec order, then the presence bits. */
+  static List<TensorInfo> tensors(CacheSpec spec, int range) {
+    int length = spec.rangeLength(range);
+    List<TensorInfo> tensors = new ArrayList<>(spec.fields().size() + 1);
+    for (FieldSpec f : spec.fields()) {
+      int[] fieldShape = f.shape();
+      long[] shape = new long[fieldShape.length + 1];
+      shape[0] = length;
+      for (int i = 0; i < fieldShape.length; i++) {
+        shape[i + 1] = fieldShape[i];
+      }
+      tensors.add(new TensorInfo(f.name(), f.dtype().safetensorsName(), shape));
+    }
+    tensors.add(new TensorInfo(PRESENT, "U8", new long[] {(length + 7) / 8}));
+    return tensors;
+  }
+
+  private static byte[] pack(long[] words, int length) {
+    byte[] packed = new byte[(length + 7) / 8];
+    for (int i = 0; i < packed.length; i++) {
+      packed[i] = (byte) (words[i >>> 3] >>> ((i & 7) << 3));
+    }
+    return packed;
+  }
+
+  private static long[] unpack(Path file, byte[] packed, int length) {
+    if (length % 8 != 0 && (packed[packed.length - 1] & 0xff) >>> (length % 8) != 0) {
+      throw reject(file, Reason.BAD_VALUE, "presence bits set beyond length %d", length);
+    }
+    long[] words = new long[(length + 63) / 64];
+    for (int i = 0; i < packed.length; i++) {
+      words[i >>> 3] |= (packed[i] & 0xffL) << ((i & 7) << 3);
+    }
+    return words;
+  }
+
+  private static void checkNames(CacheSpec spec, Fingerprint fingerprint) {
+    if (!spec.name().equals(fingerprint.cacheName())) {
+      throw new IllegalArgumentException(
+          "fingerprint of cache '"
+              + fingerprint.cacheName()
+              + "' used for cache '"
+              + spec.name()
+              + "', expected the same name");
+    }
+  }
+}

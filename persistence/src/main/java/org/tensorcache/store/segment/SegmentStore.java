@@ -1,0 +1,112 @@
+package org.tensorcache.store.segment;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.io.AtomicFiles;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+
+/**
+ * The directory of one cache's segments, one file per range ({@code range-000042.safetensors}).
+ * Writes replace a range's file atomically; reads check it strictly and never modify it.
+ */
+public final class SegmentStore {
+  private static final Logger log = LoggerFactory.getLogger(SegmentStore.class);
+  private static final Pattern FILE = Pattern.compile("range-(\\d{6,10})\\.safetensors");
+
+  private final Path dir;
+  private final CacheSpec spec;
+  private final Fingerprint fingerprint;
+
+  private SegmentStore(Path dir, CacheSpec spec, Fingerprint fingerprint) {
+    this.dir = dir;
+    this.spec = spec;
+    this.fingerprint = fingerprint;
+  }
+
+  /**
+   * Opens (creating if needed) the segment directory {@code dir} of the cache that {@code
+   * fingerprint} identifies, deleting temporary files that an interrupted write left behind.
+   */
+  public static SegmentStore open(Path dir, CacheSpec spec, Fingerprint fingerprint)
+      throws IOException {
+    if (!spec.name().equals(fingerprint.cacheName())) {
+      throw new IllegalArgumentException(
+          "fingerprint of cache '"
+              + fingerprint.cacheName()
+              + "' opened with the spec of cache '"
+              + spec.name()
+              + "', expected the same name");
+    }
+    Files.createDirectories(dir);
+    int deleted = AtomicFiles.deleteTemporaries(dir);
+    if (deleted > 0) {
+      log.info("Deleted {} temporary files of interrupted writes in {}", deleted, dir);
+    }
+    return new SegmentStore(dir, spec, fingerprint);
+  }
+
+  /** The file name of range {@code range}'s segment. */
+  public static String fileName(int range) {
+    return String.format("range-%06d.safetensors", range);
+  }
+
+  /** The directory. */
+  public Path directory() {
+    return dir;
+  }
+
+  /** The path of range {@code range}'s segment, whether or not it exists. */
+  public Path pathOf(int range) {
+    return dir.resolve(fileName(range));
+  }
+
+  /** Atomically replaces the segment of {@code block}'s range with {@code block}. */
+  public void write(Block block) throws IOException {
+    if (!block.spec().equals(spec)) {
+      throw new IllegalArgumentException(
+          "block of " + block.spec() + " written to the store of " + spec + ", expected that spec");
+    }
+    SegmentFile.write(pathOf(block.range()), block, fingerprint);
+  }
+
+  /**
+   * The block persisted for range {@code range}, or empty when there is none; throws {@link
+   * SegmentRejectedException} when the file fails a check.
+   */
+  public Optional<Block> read(int range) throws IOException {
+    spec.rangeLength(range); // throws, naming the range, when it is outside the cache
+    Path file = pathOf(range);
+    if (!Files.exists(file)) {
+      return Optional.empty();
+    }
+    return Optional.of(SegmentFile.read(file, spec, fingerprint, range));
+  }
+
+  /** The ranges that have a segment file, by name only; the files are not checked. */
+  public SortedSet<Integer> persistedRanges() throws IOException {
+    SortedSet<Integer> ranges = new TreeSet<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "range-*.safetensors")) {
+      for (Path p : files) {
+        Matcher m = FILE.matcher(p.getFileName().toString());
+        if (m.matches()) {
+          long r = Long.parseLong(m.group(1));
+          if (r < spec.rangeCount() && fileName((int) r).equals(p.getFileName().toString())) {
+            ranges.add((int) r);
+          }
+        }
+      }
+    }
+    return ranges;
+  }
+}
