@@ -1,0 +1,62 @@
+package org.tensorcache.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The foundation benchmark: reference-runner throughput per micro-batch size, and segment write and
+ * read next to writing and reading the same bytes raw. Prints a table and writes {@code
+ * bench/results/foundation.json}. Never fails on a figure: these machines are noisy.
+ */
+public final class FoundationBench {
+  private FoundationBench() {}
+
+  /** Usage: {@code FoundationBench [--quick] [--out FILE] [--work DIR]}. */
+  public static void main(String[] args) throws Exception {
+    boolean quick = false;
+    Path out = Path.of("bench/results/foundation.json");
+    Path work = Path.of("bench/work");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> quick = true;
+        case "--out" -> out = Path.of(args[++i]);
+        case "--work" -> work = Path.of(args[++i]);
+        default ->
+            throw new IllegalArgumentException(
+                "unknown argument '" + args[i] + "', expected --quick, --out FILE or --work DIR");
+      }
+    }
+    Files.createDirectories(work);
+    Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "foundation");
+    results.put("when", Instant.now().toString());
+    results.put("machine", machine());
+
+    System.out.println("== reference runner (chosen_logp + rejected_logp), examples/s ==");
+    List<Map<String, Object>> runner = RunnerBench.run(work, quick);
+    results.put("runner", runner);
+
+    System.out.println("== segments against raw I/O of the same bytes ==");
+    List<Map<String, Object>> segments = SegmentBench.run(work.resolve("segments"), quick);
+    results.put("segments", segments);
+
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), results);
+    System.out.println("written " + out);
+  }
+
+  private static Map<String, Object> machine() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cores", Runtime.getRuntime().availableProcessors());
+    m.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
+    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+    return m;
+  }
+}

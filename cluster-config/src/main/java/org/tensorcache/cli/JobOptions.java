@@ -1,0 +1,167 @@
+package org.tensorcache.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.SyntheticPreferences;
+import org.tensorcache.model.lm.LmConfig;
+import org.tensorcache.model.lm.TinyLm;
+import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.text.ByteTokenizer;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.store.spec.FingerprintInputs;
+import picocli.CommandLine.Option;
+
+/** What decides a cache: data set, model and layout; makes the seeded ones when missing. */
+final class JobOptions {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  @Option(
+      names = "--data-dir",
+      defaultValue = "data",
+      description = "Where data sets, models and caches live (default: ${DEFAULT-VALUE}).")
+  Path dataDir;
+
+  @Option(
+      names = "--dataset",
+      description =
+          "Your own JSONL file ({\"prompt\",\"chosen\",\"rejected\"} per line);"
+              + " default: a seeded synthetic set.")
+  Path dataset;
+
+  @Option(
+      names = "--examples",
+      defaultValue = "20000",
+      description = "Size of the synthetic data set (default: ${DEFAULT-VALUE}).")
+  int examples;
+
+  @Option(
+      names = "--data-seed",
+      defaultValue = "42",
+      description = "Seed of the synthetic data set (default: ${DEFAULT-VALUE}).")
+  long dataSeed;
+
+  @Option(
+      names = "--model-seed",
+      defaultValue = "7",
+      description = "Seed of the reference model's weights (default: ${DEFAULT-VALUE}).")
+  int modelSeed;
+
+  @Option(
+      names = "--embed",
+      defaultValue = "64",
+      description = "Embedding size (default: ${DEFAULT-VALUE}).")
+  int embed;
+
+  @Option(
+      names = "--hidden",
+      defaultValue = "128",
+      description = "LSTM size (default: ${DEFAULT-VALUE}).")
+  int hidden;
+
+  @Option(
+      names = "--layers",
+      defaultValue = "2",
+      description = "LSTM layers (default: ${DEFAULT-VALUE}).")
+  int layers;
+
+  @Option(
+      names = "--max-seq-len",
+      defaultValue = "512",
+      description = "Longest prompt+response in tokens (default: ${DEFAULT-VALUE}).")
+  int maxSeqLen;
+
+  @Option(
+      names = "--range-size",
+      defaultValue = "1024",
+      description = "Examples per range and segment (default: ${DEFAULT-VALUE}).")
+  int rangeSize;
+
+  @Option(
+      names = "--cache-name",
+      defaultValue = "dpo-ref",
+      description = "Cache name (default: ${DEFAULT-VALUE}).")
+  String cacheName;
+
+  /** The data set: the given file, or the seeded synthetic one (made when missing). */
+  PreferenceDataset dataset() throws IOException {
+    Path file = dataset;
+    if (file == null) {
+      file =
+          dataDir
+              .resolve("datasets")
+              .resolve("synthetic-s" + dataSeed + "-n" + examples + ".jsonl");
+      if (!Files.exists(file)) {
+        System.out.printf("making data set %s (%d examples, seed %d)%n", file, examples, dataSeed);
+        SyntheticPreferences.write(file, dataSeed, examples);
+      }
+    } else if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException("data set " + file + " is not a file");
+    }
+    return PreferenceDataset.load(file);
+  }
+
+  /** The reference model of these sizes and seed, made and saved when missing. */
+  TinyLm model() throws IOException {
+    LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, embed, hidden, layers, modelSeed);
+    Path dir =
+        dataDir
+            .resolve("models")
+            .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", embed, hidden, layers, modelSeed));
+    if (TinyLm.exists(dir)) {
+      return TinyLm.load(dir);
+    }
+    System.out.printf("making reference model %s%n", dir);
+    TinyLm lm = TinyLm.create(config);
+    lm.save(dir);
+    return lm;
+  }
+
+  CacheSpec spec(ModelRunner runner, PreferenceDataset data) {
+    return new CacheSpec(cacheName, data.size(), runner.fields(), rangeSize);
+  }
+
+  Fingerprint fingerprint(ModelRunner runner, PreferenceDataset data, CacheSpec spec) {
+    return Fingerprint.of(
+        new FingerprintInputs(
+            runner.id(),
+            runner.version(),
+            runner.weightsDigest(),
+            data.digest(),
+            runner.parameters(),
+            spec));
+  }
+
+  /** Writes what the cache was made from, for people reading the data directory. */
+  void writeManifest(
+      Path cacheDir, ModelRunner runner, PreferenceDataset data, CacheSpec spec, Fingerprint fp)
+      throws IOException {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cache_id", fp.cacheId());
+    m.put("fingerprint", fp.hex());
+    m.put("runner", runner.id() + "/" + runner.version());
+    m.put("weights_sha256", runner.weightsDigest());
+    m.put("dataset", data.source().toString());
+    m.put("dataset_sha256", data.digest());
+    m.put("parameters", runner.parameters());
+    m.put("n", spec.n());
+    m.put("range_size", spec.rangeSize());
+    m.put("fields", spec.fields().stream().map(Object::toString).toList());
+    Files.createDirectories(cacheDir);
+    Path tmp = Files.createTempFile(cacheDir, ".tmp-", ".json");
+    JSON.writeValue(tmp.toFile(), m);
+    Files.move(
+        tmp,
+        cacheDir.resolve("cache.json"),
+        StandardCopyOption.ATOMIC_MOVE,
+        StandardCopyOption.REPLACE_EXISTING);
+  }
+}

@@ -1,0 +1,115 @@
+package org.tensorcache.cli;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentRejectedException;
+import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.spec.CacheSpec;
+
+/**
+ * Fills one cache in this process: every range whose segment is missing, incomplete or rejected is
+ * computed (only its missing examples) and written as a segment; verified segments are reused.
+ */
+final class LocalFill {
+  private static final Logger log = LoggerFactory.getLogger(LocalFill.class);
+
+  /** What a fill did; {@code blocks} holds every range, in order. */
+  record Result(List<Block> blocks, int rangesReused, long examplesComputed, long computeNanos) {}
+
+  private final ModelRunner runner;
+  private final PreferenceDataset data;
+  private final CacheSpec spec;
+  private final SegmentStore store;
+  private final int chunk;
+
+  LocalFill(
+      ModelRunner runner, PreferenceDataset data, CacheSpec spec, SegmentStore store, int chunk) {
+    if (data.size() != spec.n()) {
+      throw new IllegalArgumentException(
+          "data set has " + data.size() + " examples, cache spec expects " + spec.n());
+    }
+    this.runner = runner;
+    this.data = data;
+    this.spec = spec;
+    this.store = store;
+    this.chunk = chunk;
+  }
+
+  /** The ranges already persisted and verified; rejected segments are logged and left out. */
+  List<Block> verifiedSegments() throws IOException {
+    List<Block> blocks = new ArrayList<>();
+    for (int r = 0; r < spec.rangeCount(); r++) {
+      readVerified(r).filter(Block::isComplete).ifPresent(blocks::add);
+    }
+    return blocks;
+  }
+
+  /** Fills every range, calling {@code progress} with the number of examples just done. */
+  Result run(LongConsumer progress) throws IOException {
+    List<Block> blocks = new ArrayList<>(spec.rangeCount());
+    int reused = 0;
+    long computed = 0;
+    long nanos = 0;
+    for (int r = 0; r < spec.rangeCount(); r++) {
+      Block block = readVerified(r).orElseGet(() -> null);
+      if (block != null && block.isComplete()) {
+        reused++;
+        progress.accept(block.length());
+        blocks.add(block);
+        continue;
+      }
+      if (block == null) {
+        block = Block.empty(spec, r);
+      } else {
+        progress.accept(block.presentCount());
+      }
+      long t0 = System.nanoTime();
+      computed += computeMissing(block, progress);
+      nanos += System.nanoTime() - t0;
+      store.write(block);
+      blocks.add(block);
+    }
+    return new Result(blocks, reused, computed, nanos);
+  }
+
+  private Optional<Block> readVerified(int range) throws IOException {
+    try {
+      return store.read(range);
+    } catch (SegmentRejectedException e) {
+      log.warn(
+          "segment of range {} rejected, it will be computed again: {}", range, e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  private long computeMissing(Block block, LongConsumer progress) {
+    List<PreferenceExample> pending = new ArrayList<>(chunk);
+    long done = 0;
+    for (long i = block.start(); i < block.start() + block.length(); i++) {
+      if (!block.isPresent(i)) {
+        pending.add(data.get(i));
+      }
+      if (pending.size() == chunk
+          || (i == block.start() + block.length() - 1 && !pending.isEmpty())) {
+        RunnerOutput out = runner.run(pending);
+        for (int row = 0; row < out.size(); row++) {
+          block.put(out.index(row), out.row(row));
+        }
+        done += pending.size();
+        progress.accept(pending.size());
+        pending.clear();
+      }
+    }
+    return done;
+  }
+}
