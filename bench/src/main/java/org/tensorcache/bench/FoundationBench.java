@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,19 +16,25 @@ import java.util.Map;
 public final class FoundationBench {
   private FoundationBench() {}
 
-  /** Usage: {@code FoundationBench [--quick] [--out FILE] [--work DIR]}. */
+  /**
+   * Usage: {@code FoundationBench [--quick] [--only runner|segments] [--out FILE] [--work DIR]}.
+   */
   public static void main(String[] args) throws Exception {
     boolean quick = false;
+    String only = null;
     Path out = Path.of("bench/results/foundation.json");
     Path work = Path.of("bench/work");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> quick = true;
+        case "--only" -> only = args[++i];
         case "--out" -> out = Path.of(args[++i]);
         case "--work" -> work = Path.of(args[++i]);
         default ->
             throw new IllegalArgumentException(
-                "unknown argument '" + args[i] + "', expected --quick, --out FILE or --work DIR");
+                "unknown argument '"
+                    + args[i]
+                    + "', expected --quick, --only runner|segments, --out FILE or --work DIR");
       }
     }
     Files.createDirectories(work);
@@ -38,13 +43,14 @@ public final class FoundationBench {
     results.put("when", Instant.now().toString());
     results.put("machine", machine());
 
-    System.out.println("== reference runner (chosen_logp + rejected_logp), examples/s ==");
-    List<Map<String, Object>> runner = RunnerBench.run(work, quick);
-    results.put("runner", runner);
-
-    System.out.println("== segments against raw I/O of the same bytes ==");
-    List<Map<String, Object>> segments = SegmentBench.run(work.resolve("segments"), quick);
-    results.put("segments", segments);
+    if (only == null || only.equals("runner")) {
+      System.out.println("== reference runner (chosen_logp + rejected_logp), examples/s ==");
+      results.put("runner", RunnerBench.run(work, quick));
+    }
+    if (only == null || only.equals("segments")) {
+      System.out.println("== segments against raw I/O of the same bytes ==");
+      results.put("segments", SegmentBench.run(work.resolve("segments"), quick));
+    }
 
     Files.createDirectories(out.toAbsolutePath().getParent());
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), results);

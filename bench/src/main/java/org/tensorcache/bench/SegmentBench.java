@@ -33,7 +33,7 @@ final class SegmentBench {
               "logp-1k",
               1024,
               List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp")),
-              64),
+              256),
           new Case(
               "logp-64k",
               65536,
@@ -71,13 +71,15 @@ final class SegmentBench {
     for (int r = 0; r < files; r++) {
       blocks.add(filled(spec, r, random));
     }
-    int rounds = 3;
-    double[] segW = new double[rounds];
-    double[] rawW = new double[rounds];
-    double[] segR = new double[rounds];
-    double[] rawR = new double[rounds];
+    int warmup = 2;
+    int rounds = 5;
+    double[] segW = new double[rounds + warmup];
+    double[] rawW = new double[rounds + warmup];
+    double[] segR = new double[rounds + warmup];
+    double[] rawR = new double[rounds + warmup];
     long bytesPerFile = 0;
-    for (int round = 0; round < rounds; round++) {
+    // the first rounds run before the JIT has compiled the codecs: measured, then dropped
+    for (int round = 0; round < rounds + warmup; round++) {
       clean(dir);
       SegmentStore store = SegmentStore.open(dir.resolve("segments"), spec, fp);
       long t0 = System.nanoTime();
@@ -116,6 +118,10 @@ final class SegmentBench {
       }
     }
     clean(dir);
+    segW = Arrays.copyOfRange(segW, warmup, rounds + warmup);
+    rawW = Arrays.copyOfRange(rawW, warmup, rounds + warmup);
+    segR = Arrays.copyOfRange(segR, warmup, rounds + warmup);
+    rawR = Arrays.copyOfRange(rawR, warmup, rounds + warmup);
     double mb = bytesPerFile * (double) files / 1e6;
     double segWrite = mb / (median(segW) / 1e9);
     double rawWrite = mb / (median(rawW) / 1e9);
@@ -144,7 +150,9 @@ final class SegmentBench {
     row.put("segment_read_mb_s", round2(segRead));
     row.put("raw_read_mb_s", round2(rawRead));
     row.put("read_ratio", round2(segRead / rawRead));
-    row.put("note", "reads are from the page cache (warm); medians of 3 alternating rounds");
+    row.put(
+        "note",
+        "reads are from the page cache (warm); medians of 5 alternating rounds after 2 warm-up rounds");
     return row;
   }
 

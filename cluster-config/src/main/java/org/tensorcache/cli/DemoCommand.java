@@ -3,7 +3,6 @@ package org.tensorcache.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import me.tongfei.progressbar.ProgressBar;
@@ -11,7 +10,6 @@ import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
-import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
@@ -37,6 +35,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "Examples per forward pass (default: ${DEFAULT-VALUE}).")
   int microBatch;
 
+  /** What the last call did, for tests. */
+  LocalFill.Result lastResult;
+
+  Fingerprint lastFingerprint;
+
   @Override
   public Integer call() throws IOException {
     long t0 = System.nanoTime();
@@ -50,25 +53,29 @@ final class DemoCommand implements Callable<Integer> {
       LocalFill fill = new LocalFill(runner, data, spec, store, microBatch);
       Path export = cacheDir.resolve("export.safetensors");
 
-      List<Block> persisted = fill.verifiedSegments();
+      int persisted = store.persistedRanges().size();
       LocalFill.Result result;
-      if (persisted.size() == spec.rangeCount()) {
-        System.out.printf(
-            "cache hit: fingerprint %s, all %d ranges persisted and verified; nothing recomputed%n",
-            fingerprint.hex(), spec.rangeCount());
-        result = new LocalFill.Result(persisted, persisted.size(), 0, 0);
+      if (persisted == spec.rangeCount()) {
+        result = fill.run(done -> {}); // verifies every segment; computes only rejected ones
       } else {
         System.out.printf(
             "filling %s: %d examples, %d ranges (%d already persisted) on %s%n",
-            fingerprint.cacheId(), spec.n(), spec.rangeCount(), persisted.size(), TinyLm.device());
+            fingerprint.cacheId(), spec.n(), spec.rangeCount(), persisted, TinyLm.device());
         try (ProgressBar bar = Progress.examples("fill " + spec.name(), spec.n())) {
           result = fill.run(bar::stepBy);
         }
+      }
+      if (result.examplesComputed() == 0) {
+        System.out.printf(
+            "cache hit: fingerprint %s, all %d ranges persisted and verified; nothing recomputed%n",
+            fingerprint.hex(), spec.rangeCount());
       }
       if (result.examplesComputed() > 0 || !Files.exists(export)) {
         CacheExport.write(export, spec, fingerprint, result.blocks());
       }
       printSummary(spec, fingerprint, result, store, export, System.nanoTime() - t0);
+      lastResult = result;
+      lastFingerprint = fingerprint;
     }
     return 0;
   }

@@ -45,15 +45,6 @@ final class LocalFill {
     this.chunk = chunk;
   }
 
-  /** The ranges already persisted and verified; rejected segments are logged and left out. */
-  List<Block> verifiedSegments() throws IOException {
-    List<Block> blocks = new ArrayList<>();
-    for (int r = 0; r < spec.rangeCount(); r++) {
-      readVerified(r).filter(Block::isComplete).ifPresent(blocks::add);
-    }
-    return blocks;
-  }
-
   /** Fills every range, calling {@code progress} with the number of examples just done. */
   Result run(LongConsumer progress) throws IOException {
     List<Block> blocks = new ArrayList<>(spec.rangeCount());

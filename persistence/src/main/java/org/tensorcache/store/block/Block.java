@@ -40,6 +40,16 @@ public final class Block {
     this.present = new long[words(length)];
   }
 
+  private Block(CacheSpec spec, int range, float[][] values, long[] present) {
+    this.spec = spec;
+    this.range = range;
+    this.start = spec.rangeStart(range);
+    this.length = spec.rangeLength(range);
+    this.values = values;
+    this.present = present;
+    recount();
+  }
+
   private Block(Block src) {
     this.spec = src.spec;
     this.range = src.range;
@@ -62,22 +72,33 @@ public final class Block {
   }
 
   /**
-   * A block built from raw arrays, as a codec decodes them; the arrays are copied. Present examples
-   * must hold no NaN and missing ones exactly {@link #SENTINEL}.
+   * A block built from raw arrays; the arrays are copied. Present examples must hold no NaN and
+   * missing ones exactly {@link #SENTINEL}.
    *
    * @param values per field, {@code length * width} elements
    * @param presence bitset words, bit {@code i % 64} of word {@code i / 64} for example {@code
    *     start + i}; bits at or beyond the range length must be clear
    */
   public static Block of(CacheSpec spec, int range, float[][] values, long[] presence) {
-    Block b = empty(spec, range);
-    BlockChecks.checkRaw(spec, range, b.start, b.length, values, presence);
-    System.arraycopy(presence, 0, b.present, 0, presence.length);
-    for (int f = 0; f < values.length; f++) {
-      System.arraycopy(values[f], 0, b.values[f], 0, values[f].length);
+    float[][] copies = values == null ? null : new float[values.length][];
+    for (int f = 0; copies != null && f < copies.length; f++) {
+      copies[f] = values[f] == null ? null : values[f].clone();
     }
-    b.recount();
-    return b;
+    return adopt(spec, range, copies, presence == null ? null : presence.clone());
+  }
+
+  /**
+   * Like {@link #of}, but the block takes the arrays over without copying them, as a decoder that
+   * has just filled them can let it; the caller must not touch them afterwards.
+   */
+  public static Block adopt(CacheSpec spec, int range, float[][] values, long[] presence) {
+    if (spec == null) {
+      throw new IllegalArgumentException("cache spec missing");
+    }
+    long start = spec.rangeStart(range);
+    int length = spec.rangeLength(range);
+    BlockChecks.checkRaw(spec, range, start, length, values, presence);
+    return new Block(spec, range, values, presence);
   }
 
   /** An independent copy of this block. */

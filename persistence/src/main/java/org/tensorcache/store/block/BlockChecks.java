@@ -61,21 +61,43 @@ final class BlockChecks {
             "field '%s' has %s elements for range %d, expected %d",
             field.name(), len(values[f]), range, length * width);
       }
-      for (int i = 0; i < length; i++) {
-        boolean isPresent = (presence[i >>> 6] & (1L << i)) != 0;
-        for (int k = i * width, end = k + width; k < end; k++) {
-          float v = values[f][k];
-          if (isPresent && Float.isNaN(v)) {
-            throw err("index %d: field '%s' holds NaN", start + i, field.name());
+      checkValues(field, start, length, width, values[f], presence);
+    }
+  }
+
+  /** Scans whole words of 64 examples at once where they are all present or all missing. */
+  private static void checkValues(
+      FieldSpec field, long start, int length, int width, float[] v, long[] presence) {
+    for (int i = 0; i < length; i += 64) {
+      long word = presence[i >>> 6];
+      int end = Math.min(length, i + 64);
+      if (word == -1L || word == 0L) {
+        boolean allPresent = word == -1L;
+        for (int k = i * width, last = end * width; k < last; k++) {
+          if (allPresent ? v[k] != v[k] : Float.floatToRawIntBits(v[k]) != SENTINEL_BITS) {
+            throw badValue(field, start, k / width, v[k], allPresent);
           }
-          if (!isPresent && Float.floatToRawIntBits(v) != SENTINEL_BITS) {
-            throw err(
-                "index %d: field '%s' is missing but holds %s, expected the sentinel -inf",
-                start + i, field.name(), v);
+        }
+        continue;
+      }
+      for (int e = i; e < end; e++) {
+        boolean isPresent = (word & (1L << e)) != 0;
+        for (int k = e * width, last = k + width; k < last; k++) {
+          if (isPresent ? v[k] != v[k] : Float.floatToRawIntBits(v[k]) != SENTINEL_BITS) {
+            throw badValue(field, start, e, v[k], isPresent);
           }
         }
       }
     }
+  }
+
+  private static IllegalArgumentException badValue(
+      FieldSpec field, long start, int local, float value, boolean present) {
+    return present
+        ? err("index %d: field '%s' holds NaN", start + local, field.name())
+        : err(
+            "index %d: field '%s' is missing but holds %s, expected the sentinel -inf",
+            start + local, field.name(), value);
   }
 
   private static IllegalArgumentException err(String format, Object... args) {

@@ -76,7 +76,8 @@ public final class CacheExport {
     AtomicFiles.write(
         file,
         ch -> {
-          DataRegionWriter out = new DataRegionWriter(ch, 8L + headerLength);
+          DataRegionWriter out =
+              new DataRegionWriter(ch, 8L + headerLength, SafetensorsHeader.dataLength(tensors));
           float[] chunk = new float[1 << 16];
           for (int f = 0; f < spec.fields().size(); f++) {
             int width = spec.fields().get(f).width();
@@ -169,7 +170,7 @@ public final class CacheExport {
       List<Block> blocks = new ArrayList<>(ranges);
       for (int r = 0; r < ranges; r++) {
         try {
-          blocks.add(Block.of(spec, r, values[r], presence[r]));
+          blocks.add(Block.adopt(spec, r, values[r], presence[r]));
         } catch (IllegalArgumentException e) {
           throw reject(file, Reason.BAD_VALUE, "%s", e.getMessage());
         }

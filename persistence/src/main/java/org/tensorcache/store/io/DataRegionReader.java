@@ -15,8 +15,7 @@ public final class DataRegionReader {
   private static final int BUFFER_BYTES = 1 << 20;
 
   private final FileChannel channel;
-  private final ByteBuffer buffer =
-      ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer buffer;
   private final CRC32C crc = new CRC32C();
   private long position;
   private long unread;
@@ -26,6 +25,9 @@ public final class DataRegionReader {
     this.channel = channel;
     this.position = position;
     this.unread = length;
+    // no larger than the data: small segments should not pay for a large allocation
+    int capacity = (int) Math.max(Float.BYTES, Math.min(BUFFER_BYTES, length));
+    this.buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
     buffer.limit(0);
   }
 

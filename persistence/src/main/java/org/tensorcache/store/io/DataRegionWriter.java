@@ -14,15 +14,19 @@ public final class DataRegionWriter {
   private static final int BUFFER_BYTES = 1 << 20;
 
   private final FileChannel channel;
-  private final ByteBuffer buffer =
-      ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer buffer;
   private final CRC32C crc = new CRC32C();
   private long position;
 
-  /** Writes to {@code channel} starting at byte {@code position}. */
-  public DataRegionWriter(FileChannel channel, long position) {
+  /**
+   * Writes about {@code length} bytes to {@code channel} starting at byte {@code position}; the
+   * buffer is no larger than the data, so small segments do not pay for a large allocation.
+   */
+  public DataRegionWriter(FileChannel channel, long position, long length) {
     this.channel = channel;
     this.position = position;
+    int capacity = (int) Math.max(Float.BYTES, Math.min(BUFFER_BYTES, length));
+    this.buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
   }
 
   /** Appends {@code count} floats of {@code src} from {@code off}. */

@@ -61,7 +61,8 @@ public final class SegmentFile {
         file,
         ch -> {
           // The CRC is fixed-width hex, so the header's length is known before the data is written.
-          DataRegionWriter out = new DataRegionWriter(ch, 8L + headerLength);
+          DataRegionWriter out =
+              new DataRegionWriter(ch, 8L + headerLength, SafetensorsHeader.dataLength(tensors));
           float[] chunk = new float[Math.min(1 << 16, block.length())];
           for (int f = 0; f < spec.fields().size(); f++) {
             int elements = block.length() * spec.fields().get(f).width();
@@ -121,7 +122,7 @@ public final class SegmentFile {
       }
       expect(file, Reason.BAD_HEADER, "present", meta, Integer.toString(count));
       try {
-        return Block.of(spec, range, values, words);
+        return Block.adopt(spec, range, values, words);
       } catch (IllegalArgumentException e) {
         throw reject(file, Reason.BAD_VALUE, "%s", e.getMessage());
       }
