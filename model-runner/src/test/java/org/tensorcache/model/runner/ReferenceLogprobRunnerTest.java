@@ -144,6 +144,22 @@ class ReferenceLogprobRunnerTest {
   }
 
   @Test
+  void nanFromTheModelIsAnErrorNamingTheExample() {
+    try (TinyLm broken = TinyLm.create(CONFIG)) {
+      var parameters = broken.block().getParameters();
+      parameters.valueAt(parameters.size() - 1).getArray().muli(Float.NaN);
+      ReferenceLogprobRunner nanRunner = new ReferenceLogprobRunner(broken, 8, 128);
+      var e =
+          assertThrows(
+              InvalidRunnerOutputException.class, () -> nanRunner.run(examples.subList(5, 9)));
+      assertEquals(5, e.exampleIndex());
+      assertEquals(
+          "runner 'reference-logprob' returned NaN for field 'chosen_logp' of example 5 (element 0)",
+          e.getMessage());
+    }
+  }
+
+  @Test
   void tooLongExampleIsNamed() {
     PreferenceExample longOne = new PreferenceExample(77, "x".repeat(200), "a", "b");
     var e = assertThrows(IllegalArgumentException.class, () -> runner.run(List.of(longOne)));
