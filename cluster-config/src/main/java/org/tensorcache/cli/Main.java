@@ -1,5 +1,7 @@
 package org.tensorcache.cli;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,11 +13,28 @@ import picocli.CommandLine.Command;
     description = "Computes, keeps and serves per-example tensors for ML training.",
     subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(Main.class);
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Main()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with its error handling: a bad input is one line naming it, exit code 1. */
+  static CommandLine commandLine() {
+    return new CommandLine(new Main())
+        .setExecutionExceptionHandler(
+            (e, cmd, parsed) -> {
+              log.debug("command failed", e);
+              cmd.getErr().println("tensorcache " + cmd.getCommandName() + ": " + describe(e));
+              return 1;
+            });
+  }
+
+  private static String describe(Exception e) {
+    return e.getMessage() != null ? e.getMessage() : e.toString();
   }
 
   @Override
