@@ -1,6 +1,7 @@
 package org.tensorcache.model.runner;
 
 import ai.djl.ndarray.NDManager;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.ParameterStore;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,8 +54,15 @@ public abstract class MicroBatchedRunner implements ModelRunner {
       List<PreferenceExample> micro =
           batch.subList(from, Math.min(batch.size(), from + microBatch));
       float[][][] out;
+      // PyTorch's grad mode is per thread and DJL turns it off only on the thread that started
+      // the engine; with it on, other threads take other kernels and get other bits (and record
+      // autograd graphs for nothing). A value must not depend on the thread that computes it.
+      boolean grad = JniUtils.isGradMode();
+      JniUtils.setGradMode(false);
       try (NDManager scope = lm.manager().newSubManager()) {
         out = forward(micro, scope, new ParameterStore(scope, false));
+      } finally {
+        JniUtils.setGradMode(grad);
       }
       for (int i = 0; i < micro.size(); i++) {
         indices[from + i] = micro.get(i).index();

@@ -113,6 +113,21 @@ class ReferenceLogprobRunnerTest {
   }
 
   @Test
+  void sameInputOnAnotherThreadIsBitIdentical() throws Exception {
+    RunnerOutput here = runner.run(examples);
+    var pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      RunnerOutput there = pool.submit(() -> runner.run(examples)).get();
+      for (int row = 0; row < here.size(); row++) {
+        assertArrayEquals(here.row(row)[0], there.row(row)[0], "example " + row);
+        assertArrayEquals(here.row(row)[1], there.row(row)[1], "example " + row);
+      }
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  @Test
   void chosenAndRejectedDiffer() {
     RunnerOutput out = runner.run(examples.subList(0, 4));
     assertNotEquals(out.value(0, 0)[0], out.value(1, 0)[0]);
