@@ -104,6 +104,18 @@ public final class TinyLm implements AutoCloseable {
     return new TinyLm(config, NDManager.newBaseManager(device(), ENGINE), weights);
   }
 
+  /**
+   * A second model with this one's config and exactly its current weights, in native memory of its
+   * own: training the copy leaves this model unchanged.
+   */
+  public TinyLm copy() {
+    try {
+      return new TinyLm(config, NDManager.newBaseManager(device(), ENGINE), serialize(all));
+    } catch (IOException e) {
+      throw new IllegalStateException("copying the weights of model " + config + " failed", e);
+    }
+  }
+
   /** Whether {@code dir} holds a saved model. */
   public static boolean exists(Path dir) {
     return Files.isRegularFile(dir.resolve(CONFIG_FILE))

@@ -8,17 +8,18 @@ import org.tensorcache.model.text.ByteTokenizer;
 
 /**
  * Sequences padded on the right to one length, as model inputs, next-token targets and a mask of
- * the target positions that count (response tokens, or every real token).
+ * the target positions that count (response tokens, or every real token). Shared by the runners and
+ * the DPO trainer so that both count exactly the same tokens.
  */
-record PaddedBatch(long[] inputs, long[] targets, float[] mask, int rows, int steps) {
+public record PaddedBatch(long[] inputs, long[] targets, float[] mask, int rows, int steps) {
   /** Sequence lengths are padded up to a multiple of this. */
-  static final int STEP_MULTIPLE = 16;
+  public static final int STEP_MULTIPLE = 16;
 
   /**
    * Builds the batch; {@code responseOnly} masks prompt tokens out of the targets. {@code ids}
    * names the example of each sequence in errors.
    */
-  static PaddedBatch of(
+  public static PaddedBatch of(
       List<ByteTokenizer.Pair> sequences, long[] ids, int maxSeqLen, boolean responseOnly) {
     int steps = 1;
     for (int s = 0; s < sequences.size(); s++) {
@@ -53,15 +54,18 @@ record PaddedBatch(long[] inputs, long[] targets, float[] mask, int rows, int st
     return new PaddedBatch(inputs, targets, mask, rows, steps);
   }
 
-  NDArray inputs(NDManager manager) {
+  /** The inputs {@code (rows, steps)} as token ids in {@code manager}'s memory. */
+  public NDArray inputs(NDManager manager) {
     return manager.create(inputs, new Shape(rows, steps));
   }
 
-  NDArray targets(NDManager manager) {
+  /** The next-token targets {@code (rows, steps)} in {@code manager}'s memory. */
+  public NDArray targets(NDManager manager) {
     return manager.create(targets, new Shape(rows, steps));
   }
 
-  NDArray mask(NDManager manager) {
+  /** The mask {@code (rows, steps)}, 1 where a target counts, in {@code manager}'s memory. */
+  public NDArray mask(NDManager manager) {
     return manager.create(mask, new Shape(rows, steps));
   }
 }

@@ -45,28 +45,40 @@ public final class ReferenceLogprobRunner extends MicroBatchedRunner {
   @Override
   protected float[][][] forward(List<PreferenceExample> micro, NDManager scope, ParameterStore ps) {
     int b = micro.size();
+    PaddedBatch batch = pairBatch(micro, maxSeqLen);
+    float[] sums = sequenceLogprobs(lm, ps, batch, scope, false).toFloatArray();
+    return new float[][][] {rows(sums, 0, b, 1), rows(sums, b, b, 1)};
+  }
+
+  /**
+   * The padded, response-masked sequences of a batch: rows {@code [0, b)} are {@code prompt +
+   * chosen}, rows {@code [b, 2b)} are {@code prompt + rejected}, in the batch's order.
+   */
+  public static PaddedBatch pairBatch(List<PreferenceExample> batch, int maxSeqLen) {
+    int b = batch.size();
     List<ByteTokenizer.Pair> sequences = new ArrayList<>(2 * b);
     long[] ids = new long[2 * b];
     for (int i = 0; i < b; i++) {
-      PreferenceExample e = micro.get(i);
+      PreferenceExample e = batch.get(i);
       sequences.add(ByteTokenizer.encodePair(e.prompt(), e.chosen()));
       ids[i] = e.index();
     }
     for (int i = 0; i < b; i++) {
-      PreferenceExample e = micro.get(i);
+      PreferenceExample e = batch.get(i);
       sequences.add(ByteTokenizer.encodePair(e.prompt(), e.rejected()));
       ids[b + i] = e.index();
     }
-    PaddedBatch batch = PaddedBatch.of(sequences, ids, maxSeqLen, true);
-    float[] sums = sequenceLogprobs(lm, ps, batch, scope).toFloatArray();
-    return new float[][][] {rows(sums, 0, b, 1), rows(sums, b, b, 1)};
+    return PaddedBatch.of(sequences, ids, maxSeqLen, true);
   }
 
-  /** Per sequence, the masked sum of the targets' log-probs, shape {@code (rows)}. */
-  static NDArray sequenceLogprobs(
-      TinyLm lm, ParameterStore ps, PaddedBatch batch, NDManager scope) {
-    NDArray hidden = lm.hidden(ps, batch.inputs(scope), false);
-    NDArray logp = lm.logits(ps, hidden, false).logSoftmax(-1);
+  /**
+   * Per sequence, the masked sum of the targets' log-probs, shape {@code (rows)}; with {@code
+   * training} inside a gradient collector it is differentiable in the model's parameters.
+   */
+  public static NDArray sequenceLogprobs(
+      TinyLm lm, ParameterStore ps, PaddedBatch batch, NDManager scope, boolean training) {
+    NDArray hidden = lm.hidden(ps, batch.inputs(scope), training);
+    NDArray logp = lm.logits(ps, hidden, training).logSoftmax(-1);
     NDArray picked = logp.gather(batch.targets(scope).expandDims(-1), -1).squeeze(-1);
     return picked.mul(batch.mask(scope)).sum(new int[] {1});
   }

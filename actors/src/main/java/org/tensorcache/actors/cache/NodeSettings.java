@@ -1,0 +1,26 @@
+package org.tensorcache.actors.cache;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+
+/** The {@code tensorcache} settings the actors use, read once. */
+public record NodeSettings(
+    Duration lookupTimeout,
+    int maxBatch,
+    int maxReplyBytes,
+    Duration coordinatorTick,
+    int snapshotEvery,
+    Duration writeTimeout) {
+
+  /** Reads {@code tensorcache.*} from {@code config}. */
+  public static NodeSettings create(Config config) {
+    Config c = config.getConfig("tensorcache");
+    return new NodeSettings(
+        c.getDuration("lookup.timeout"),
+        c.getInt("lookup.max-batch"),
+        (int) c.getBytes("lookup.max-reply-bytes").longValue(),
+        c.getDuration("coordinator.tick"),
+        c.getInt("coordinator.snapshot-every"),
+        c.getDuration("replication.write-timeout"));
+  }
+}

@@ -1,0 +1,131 @@
+package org.tensorcache.actors.cache;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.Props;
+import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.replica.ReplicaPublisher;
+import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.store.journal.JournalSchema;
+
+/**
+ * The node-local services of TensorCache in one ActorSystem: the caches this node knows, the
+ * published read view of the replicated blocks, and the compute and I/O executors.
+ */
+public final class TensorCacheNode implements Extension {
+  private final Map<String, CacheDefinition> caches = new ConcurrentHashMap<>();
+  private final ReplicaView view = new ReplicaView();
+  private final Executor computeExecutor;
+  private final Executor ioExecutor;
+  private final ThreadLocal<Map<String, ModelRunner>> runners =
+      ThreadLocal.withInitial(java.util.HashMap::new);
+  private final List<ModelRunner> created = new CopyOnWriteArrayList<>();
+  private final NodeSettings settings;
+  private final ActorSystem<?> system;
+
+  private TensorCacheNode(ActorSystem<?> system) {
+    this.system = system;
+    this.settings = NodeSettings.create(system.settings().config());
+    this.computeExecutor =
+        system
+            .dispatchers()
+            .lookup(DispatcherSelector.fromConfig("tensorcache.compute-dispatcher"));
+    this.ioExecutor =
+        system.dispatchers().lookup(DispatcherSelector.fromConfig("tensorcache.io-dispatcher"));
+    system.getWhenTerminated().thenRun(() -> created.forEach(ModelRunner::close));
+  }
+
+  /** The extension of {@code system}. */
+  public static TensorCacheNode get(ActorSystem<?> system) {
+    return Id.INSTANCE.apply(system);
+  }
+
+  /** Makes a cache known to this node; call before the node's actors start. */
+  public void register(CacheDefinition definition) {
+    CacheDefinition before = caches.putIfAbsent(definition.cacheId(), definition);
+    if (before != null && before != definition) {
+      throw new IllegalStateException("cache " + definition.cacheId() + " is already registered");
+    }
+    view.register(definition.spec(), definition.cacheId());
+  }
+
+  /**
+   * Starts this node's part of TensorCache once its caches are registered: the journal tables,
+   * shard and session sharding, the coordinator singleton, and the replica publisher.
+   */
+  public ActorRef<Coordinator.Command> start() {
+    JournalSchema.ensure(system);
+    ShardActor.init(system);
+    TrainerSession.init(system);
+    system.systemActorOf(ReplicaPublisher.create(), "tensorcache-replica", Props.empty());
+    return Coordinator.init(system);
+  }
+
+  /** The definition of {@code cacheId}, or an error naming the known caches. */
+  public CacheDefinition definition(String cacheId) {
+    CacheDefinition d = caches.get(cacheId);
+    if (d == null) {
+      throw new IllegalArgumentException(
+          "unknown cache '" + cacheId + "', expected one of " + caches.keySet());
+    }
+    return d;
+  }
+
+  /** Every registered cache. */
+  public List<CacheDefinition> definitions() {
+    return List.copyOf(caches.values());
+  }
+
+  /** The read view that lookups gather from. */
+  public ReplicaView view() {
+    return view;
+  }
+
+  /** The dispatcher for forward passes: one thread per device, one runner per thread. */
+  public Executor computeExecutor() {
+    return computeExecutor;
+  }
+
+  /** The dispatcher for blocking file I/O (segment writes and reads). */
+  public Executor ioExecutor() {
+    return ioExecutor;
+  }
+
+  /** Node settings read from {@code tensorcache.*}. */
+  public NodeSettings settings() {
+    return settings;
+  }
+
+  /** The calling compute thread's runner for {@code cacheId}, made on first use. */
+  public ModelRunner runner(String cacheId) {
+    return runners
+        .get()
+        .computeIfAbsent(
+            cacheId,
+            id -> {
+              ModelRunner r = definition(id).runners().get();
+              created.add(r);
+              return r;
+            });
+  }
+
+  private static final class Id extends ExtensionId<TensorCacheNode> {
+    static final Id INSTANCE = new Id();
+
+    @Override
+    public TensorCacheNode createExtension(ActorSystem<?> system) {
+      return new TensorCacheNode(system);
+    }
+  }
+}

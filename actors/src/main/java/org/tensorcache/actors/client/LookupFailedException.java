@@ -1,0 +1,9 @@
+package org.tensorcache.actors.client;
+
+/** A lookup that could not be served: a compute failure or the lookup timeout. */
+public final class LookupFailedException extends RuntimeException {
+  /** With the reason the cluster gave. */
+  public LookupFailedException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

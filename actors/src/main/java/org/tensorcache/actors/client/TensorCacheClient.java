@@ -1,0 +1,105 @@
+package org.tensorcache.actors.client;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.lookup.BatchRequest;
+import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.store.spec.CacheSpec;
+
+/**
+ * The trainer's API to the cache, on a cluster node that holds a replica: a lookup is a gather from
+ * the local replica on the caller's thread; only indices not computed yet go through the cluster.
+ * Bad input (unknown cache, index out of range, oversized batch) is an {@link
+ * IllegalArgumentException} that names it; nothing in the cluster changes.
+ */
+public final class TensorCacheClient {
+  private final ActorSystem<?> system;
+  private final TensorCacheNode node;
+  private final ReplicaView view;
+  private final ActorRef<LookupActor.Command> lookup;
+
+  private TensorCacheClient(ActorSystem<?> system) {
+    this.system = system;
+    this.node = TensorCacheNode.get(system);
+    this.view = node.view();
+    this.lookup =
+        system.systemActorOf(
+            LookupActor.create(), "tensorcache-client-" + UUID.randomUUID(), Props.empty());
+  }
+
+  /** A client on {@code system}, a node whose caches are registered. */
+  public static TensorCacheClient create(ActorSystem<?> system) {
+    return new TensorCacheClient(system);
+  }
+
+  /** The values of {@code indices}, blocking until every one is there or the lookup fails. */
+  public Batch lookup(String cacheId, long[] indices) {
+    Duration timeout = node.settings().lookupTimeout().plusSeconds(1);
+    try {
+      return lookupAsync(cacheId, indices)
+          .toCompletableFuture()
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new LookupFailedException(cause.getMessage(), cause);
+    } catch (TimeoutException e) {
+      throw new LookupFailedException(
+          "lookup of " + indices.length + " indices of cache '" + cacheId + "' timed out", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LookupFailedException("interrupted", e);
+    }
+  }
+
+  /** The values of {@code indices}; completes exceptionally with the reason when it cannot. */
+  public CompletionStage<Batch> lookupAsync(String cacheId, long[] indices) {
+    CacheSpec spec = view.spec(cacheId);
+    BatchRequest.check(cacheId, spec, indices, node.settings());
+    float[][] values = new float[spec.fields().size()][];
+    for (int f = 0; f < values.length; f++) {
+      values[f] = new float[indices.length * spec.fields().get(f).width()];
+    }
+    int[] missing = new int[indices.length];
+    int count = view.gather(cacheId, indices, values, missing);
+    if (count == 0) {
+      return CompletableFuture.completedFuture(new Batch(spec, indices, values));
+    }
+    long[] wanted = new long[count];
+    for (int m = 0; m < count; m++) {
+      wanted[m] = indices[missing[m]];
+    }
+    return AskPattern.<LookupActor.Command, LookupActor.Batch>askWithStatus(
+            lookup,
+            replyTo -> new LookupActor.GetBatch(cacheId, wanted, replyTo),
+            node.settings().lookupTimeout().plusMillis(500),
+            system.scheduler())
+        .handle(
+            (computed, failure) -> {
+              if (failure != null) {
+                throw new LookupFailedException(failure.getMessage(), failure);
+              }
+              for (int f = 0; f < values.length; f++) {
+                int width = spec.fields().get(f).width();
+                for (int m = 0; m < count; m++) {
+                  System.arraycopy(
+                      computed.values()[f], m * width, values[f], missing[m] * width, width);
+                }
+              }
+              return new Batch(spec, indices, values);
+            });
+  }
+}

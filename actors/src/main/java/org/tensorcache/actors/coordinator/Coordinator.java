@@ -1,0 +1,355 @@
+package org.tensorcache.actors.coordinator;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
+import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
+import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
+import org.tensorcache.actors.cache.BlockData;
+import org.tensorcache.actors.cache.BlockKey;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.coordinator.CoordinatorState.CacheProgress;
+import org.tensorcache.actors.coordinator.CoordinatorState.Event;
+import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
+import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
+import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
+import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.serialization.KryoSerializable;
+
+/**
+ * The cluster singleton that drives fills, follows coverage, writes the segment of every complete
+ * range and records it, and on start restores the persisted segments into the replicas, so that
+ * only ranges never persisted are computed again.
+ */
+public final class Coordinator
+    extends EventSourcedBehaviorWithEnforcedReplies<Coordinator.Command, Event, CoordinatorState> {
+  /** What the coordinator receives. */
+  public interface Command extends KryoSerializable {}
+
+  /** Fill every range of a cache that is not persisted yet. */
+  public record StartFill(String cacheId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Coverage and persistence of every registered cache. */
+  public record GetStatus(ActorRef<Status> replyTo) implements Command {}
+
+  /** The reply to {@link GetStatus}. */
+  public record Status(CacheStatus[] caches) implements KryoSerializable {}
+
+  /** One cache's coverage. */
+  public record CacheStatus(
+      String cacheId,
+      long examples,
+      long present,
+      int ranges,
+      int completeRanges,
+      int persistedRanges,
+      boolean filling)
+      implements KryoSerializable {}
+
+  private interface Internal extends Command {}
+
+  private enum Tick implements Internal {
+    INSTANCE
+  }
+
+  private record RangeChanged(Replicator.SubscribeResponse<BlockData> response)
+      implements Internal {}
+
+  private record SegmentWritten(String cacheId, int range, Throwable failure) implements Internal {}
+
+  private record Restored(String cacheId, int range, Block block, Throwable failure)
+      implements Internal {}
+
+  private record ReplicaUpdated(Replicator.UpdateResponse<BlockData> response)
+      implements Internal {}
+
+  /** Starts (or joins) the coordinator singleton and returns its proxy. */
+  public static ActorRef<Command> init(ActorSystem<?> system) {
+    return ClusterSingleton.get(system)
+        .init(SingletonActor.of(create(), "tensorcache-coordinator"));
+  }
+
+  static Behavior<Command> create() {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    DistributedData.withReplicatorMessageAdapter(
+                        (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
+                            new Coordinator(ctx, timers, replicator))));
+  }
+
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final ReplicatorMessageAdapter<Command, BlockData> replicator;
+  private final TensorCacheNode node;
+  private final Map<String, Block[]> latest = new HashMap<>();
+  private final Set<String> writing = new HashSet<>();
+  private final Map<String, SegmentStore> stores = new HashMap<>();
+
+  private Coordinator(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      ReplicatorMessageAdapter<Command, BlockData> replicator) {
+    super(PersistenceId.ofUniqueId("tensorcache-coordinator"));
+    this.ctx = ctx;
+    this.timers = timers;
+    this.replicator = replicator;
+    this.node = TensorCacheNode.get(ctx.getSystem());
+  }
+
+  @Override
+  public CoordinatorState emptyState() {
+    return CoordinatorState.empty();
+  }
+
+  @Override
+  public CommandHandlerWithReply<Command, Event, CoordinatorState> commandHandler() {
+    return newCommandHandlerWithReplyBuilder()
+        .forAnyState()
+        .onCommand(StartFill.class, this::onStartFill)
+        .onCommand(GetStatus.class, (state, cmd) -> Effect().reply(cmd.replyTo(), status(state)))
+        .onCommand(Tick.class, this::onTick)
+        .onCommand(RangeChanged.class, this::onRangeChanged)
+        .onCommand(SegmentWritten.class, this::onSegmentWritten)
+        .onCommand(Restored.class, this::onRestored)
+        .onCommand(ReplicaUpdated.class, (state, cmd) -> Effect().none().thenNoReply())
+        .build();
+  }
+
+  @Override
+  public EventHandler<CoordinatorState, Event> eventHandler() {
+    return newEventHandlerBuilder().forAnyState().onAnyEvent(CoordinatorState::apply);
+  }
+
+  @Override
+  public SignalHandler<CoordinatorState> signalHandler() {
+    return newSignalHandlerBuilder()
+        .onSignal(RecoveryCompleted.instance(), this::onRecovered)
+        .build();
+  }
+
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    return RetentionCriteria.snapshotEvery(node.settings().snapshotEvery(), 2);
+  }
+
+  private void onRecovered(CoordinatorState state) {
+    for (CacheDefinition d : node.definitions()) {
+      latest.put(d.cacheId(), new Block[d.spec().rangeCount()]);
+      for (int r = 0; r < d.spec().rangeCount(); r++) {
+        replicator.subscribe(BlockKey.of(d.cacheId(), r), RangeChanged::new);
+      }
+      restore(d, state.progress(d.cacheId()));
+    }
+    timers.startTimerWithFixedDelay(Tick.INSTANCE, node.settings().coordinatorTick());
+  }
+
+  /** Reads every segment the journal or the directory knows of, checked, on the I/O dispatcher. */
+  private void restore(CacheDefinition d, CacheProgress progress) {
+    SegmentStore store;
+    SortedSet<Integer> ranges = new TreeSet<>();
+    try {
+      store = SegmentStore.open(d.segmentDir(), d.spec(), d.fingerprint());
+      ranges.addAll(store.persistedRanges());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot open segments of " + d.cacheId(), e);
+    }
+    stores.put(d.cacheId(), store);
+    for (int r = 0; r < d.spec().rangeCount(); r++) {
+      if (progress.isPersisted(r)) {
+        ranges.add(r);
+      }
+    }
+    for (int range : ranges) {
+      CompletableFuture<Block> read =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return store
+                      .read(range)
+                      .orElseThrow(
+                          () ->
+                              new IllegalStateException(
+                                  "segment of range " + range + " is missing"));
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              },
+              node.ioExecutor());
+      ctx.pipeToSelf(read, (block, failure) -> new Restored(d.cacheId(), range, block, failure));
+    }
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
+      onStartFill(CoordinatorState state, StartFill cmd) {
+    try {
+      node.definition(cmd.cacheId());
+    } catch (IllegalArgumentException e) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(e.getMessage()));
+    }
+    if (state.progress(cmd.cacheId()).filling()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    return Effect()
+        .persist(new FillRequested(cmd.cacheId()))
+        .thenRun(s -> ctx.getSelf().tell(Tick.INSTANCE))
+        .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState> onTick(
+      CoordinatorState state, Tick tick) {
+    ClusterSharding sharding = ClusterSharding.get(ctx.getSystem());
+    for (CacheProgress p : state.caches()) {
+      Block[] blocks = latest.get(p.cacheId());
+      if (blocks == null) {
+        continue; // a cache this node does not know: nothing to drive
+      }
+      for (int r = 0; r < blocks.length; r++) {
+        boolean complete = blocks[r] != null && blocks[r].isComplete();
+        if (p.filling() && !p.isPersisted(r) && !complete) {
+          sharding
+              .entityRefFor(ShardActor.ENTITY_KEY, ShardActor.entityId(p.cacheId(), r))
+              .tell(ShardActor.Fill.INSTANCE);
+        }
+        if (complete && !p.isPersisted(r)) {
+          writeSegment(p.cacheId(), blocks[r]);
+        }
+      }
+    }
+    return Effect().none().thenNoReply();
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
+      onRangeChanged(CoordinatorState state, RangeChanged cmd) {
+    if (cmd.response() instanceof Replicator.Changed<BlockData> c) {
+      String cacheId = BlockKey.cacheOf(c.key());
+      int range = BlockKey.rangeOf(c.key());
+      Block block = c.dataValue().block();
+      latest.get(cacheId)[range] = block;
+      if (block.isComplete() && !state.progress(cacheId).isPersisted(range)) {
+        writeSegment(cacheId, block);
+      }
+    }
+    return Effect().none().thenNoReply();
+  }
+
+  private void writeSegment(String cacheId, Block block) {
+    String id = ShardActor.entityId(cacheId, block.range());
+    if (!writing.add(id)) {
+      return;
+    }
+    SegmentStore store = stores.get(cacheId);
+    CompletableFuture<Void> write =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                store.write(block);
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            },
+            node.ioExecutor());
+    ctx.pipeToSelf(write, (ok, failure) -> new SegmentWritten(cacheId, block.range(), failure));
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
+      onSegmentWritten(CoordinatorState state, SegmentWritten cmd) {
+    writing.remove(ShardActor.entityId(cmd.cacheId(), cmd.range()));
+    if (cmd.failure() != null) {
+      ctx.getLog()
+          .error(
+              "segment of range {} of {} not written: {}",
+              cmd.range(),
+              cmd.cacheId(),
+              cmd.failure().toString());
+      return Effect().none().thenNoReply();
+    }
+    return Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
+      onRestored(CoordinatorState state, Restored cmd) {
+    boolean persisted = state.progress(cmd.cacheId()).isPersisted(cmd.range());
+    if (cmd.failure() != null) {
+      Throwable cause = cmd.failure().getCause() != null ? cmd.failure().getCause() : cmd.failure();
+      ctx.getLog()
+          .warn(
+              "range {} of {} not restored, it will be computed again: {}",
+              cmd.range(),
+              cmd.cacheId(),
+              cause.getMessage());
+      return persisted
+          ? Effect()
+              .persist(
+                  new RangeLost(cmd.cacheId(), cmd.range(), String.valueOf(cause.getMessage())))
+              .thenNoReply()
+          : Effect().none().thenNoReply();
+    }
+    Block block = cmd.block();
+    replicator.askUpdate(
+        r ->
+            new Replicator.Update<>(
+                BlockKey.of(cmd.cacheId(), cmd.range()),
+                BlockData.of(Block.empty(block.spec(), block.range())),
+                Replicator.writeLocal(),
+                r,
+                data -> data.with(block)),
+        ReplicaUpdated::new);
+    return persisted
+        ? Effect().none().thenNoReply()
+        : Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
+  }
+
+  private Status status(CoordinatorState state) {
+    java.util.List<CacheStatus> out = new java.util.ArrayList<>();
+    for (CacheDefinition d : node.definitions()) {
+      CacheProgress p = state.progress(d.cacheId());
+      Block[] blocks = latest.getOrDefault(d.cacheId(), new Block[0]);
+      long present = 0;
+      int complete = 0;
+      for (Block b : blocks) {
+        if (b != null) {
+          present += b.presentCount();
+          complete += b.isComplete() ? 1 : 0;
+        }
+      }
+      out.add(
+          new CacheStatus(
+              d.cacheId(),
+              d.spec().n(),
+              present,
+              d.spec().rangeCount(),
+              complete,
+              p.persistedCount(),
+              p.filling()));
+    }
+    return new Status(out.toArray(CacheStatus[]::new));
+  }
+}

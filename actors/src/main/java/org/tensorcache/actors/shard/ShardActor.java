@@ -1,0 +1,344 @@
+package org.tensorcache.actors.shard;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.cluster.ddata.typed.javadsl.DistributedData;
+import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
+import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.cache.BlockData;
+import org.tensorcache.actors.cache.BlockKey;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.serialization.KryoSerializable;
+
+/**
+ * Owns one range of one cache on a compute node: computes its missing examples, requested ones
+ * first, and merges every micro-batch into the replicated block as soon as it is done, so a crash
+ * loses at most the micro-batch in flight.
+ *
+ * <p>The unit of compute is an aligned micro-batch of the range, whatever was asked for: the batch
+ * an example is computed in, and so its bits, never depend on the requests, the node or a
+ * fail-over.
+ */
+public final class ShardActor {
+  /** The sharded entity type; ids are {@code <cache id>#<range>}. */
+  public static final EntityTypeKey<Command> ENTITY_KEY =
+      EntityTypeKey.create(Command.class, "TensorCacheShard");
+
+  /** What a shard receives. */
+  public interface Command extends KryoSerializable {}
+
+  /** Compute every missing example of the range (idempotent). */
+  public enum Fill implements Command {
+    INSTANCE
+  }
+
+  /** Compute these indices of the range first and reply with their values, in request order. */
+  public record Compute(long[] indices, ActorRef<StatusReply<Computed>> replyTo)
+      implements Command {}
+
+  /** The values of {@link Compute#indices}: per field, {@code indices.length * width} floats. */
+  public record Computed(long[] indices, float[][] values) implements KryoSerializable {}
+
+  private interface Internal extends Command {}
+
+  private record Loaded(Replicator.GetResponse<BlockData> response) implements Internal {}
+
+  private record Changed(Replicator.SubscribeResponse<BlockData> response) implements Internal {}
+
+  private record Updated(Replicator.UpdateResponse<BlockData> response) implements Internal {}
+
+  private record GroupDone(int group, RunnerOutput output, Throwable failure) implements Internal {}
+
+  private record Waiter(long[] indices, ActorRef<StatusReply<Computed>> replyTo) {}
+
+  /** Starts sharding of shard entities on the nodes with role {@code compute}. */
+  public static ActorRef<?> init(ActorSystem<?> system) {
+    return ClusterSharding.get(system)
+        .init(Entity.of(ENTITY_KEY, ctx -> create(ctx.getEntityId())).withRole("compute"));
+  }
+
+  /** The entity id of {@code range} of {@code cacheId}. */
+  public static String entityId(String cacheId, int range) {
+    return cacheId + "#" + range;
+  }
+
+  static Behavior<Command> create(String entityId) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withStash(
+                10_000,
+                stash ->
+                    DistributedData.withReplicatorMessageAdapter(
+                        (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
+                            new ShardActor(ctx, stash, replicator, entityId).loading())));
+  }
+
+  private final ActorContext<Command> ctx;
+  private final StashBuffer<Command> stash;
+  private final ReplicatorMessageAdapter<Command, BlockData> replicator;
+  private final TensorCacheNode node;
+  private final CacheDefinition cache;
+  private final BlockKey key;
+  private final int range;
+  private final int groupSize;
+  private final ArrayDeque<Integer> priority = new ArrayDeque<>();
+  private final List<Waiter> waiters = new ArrayList<>();
+  private final boolean[] failedGroups;
+  private Block current;
+  private boolean fill;
+  private boolean busy;
+
+  private ShardActor(
+      ActorContext<Command> ctx,
+      StashBuffer<Command> stash,
+      ReplicatorMessageAdapter<Command, BlockData> replicator,
+      String entityId) {
+    this.ctx = ctx;
+    this.stash = stash;
+    this.replicator = replicator;
+    this.node = TensorCacheNode.get(ctx.getSystem());
+    int hash = entityId.lastIndexOf('#');
+    this.cache = node.definition(entityId.substring(0, hash));
+    this.range = Integer.parseInt(entityId.substring(hash + 1));
+    this.key = BlockKey.of(cache.cacheId(), range);
+    this.groupSize = cache.microBatch();
+    this.current = Block.empty(cache.spec(), range);
+    this.failedGroups = new boolean[(current.length() + groupSize - 1) / groupSize];
+    replicator.askGet(r -> new Replicator.Get<>(key, Replicator.readLocal(), r), Loaded::new);
+    replicator.subscribe(key, Changed::new);
+  }
+
+  /** Waits for the local replica's block before computing anything. */
+  private Behavior<Command> loading() {
+    return Behaviors.receive(Command.class)
+        .onMessage(Loaded.class, this::onLoaded)
+        .onAnyMessage(
+            m -> {
+              stash.stash(m);
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  private Behavior<Command> onLoaded(Loaded loaded) {
+    if (loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
+      current.mergeInPlace(ok.dataValue().block());
+    }
+    return stash.unstashAll(running());
+  }
+
+  /** Computes what is asked, one aligned micro-batch at a time on the compute dispatcher. */
+  private Behavior<Command> running() {
+    return Behaviors.receive(Command.class)
+        .onMessageEquals(Fill.INSTANCE, this::onFill)
+        .onMessage(Compute.class, this::onCompute)
+        .onMessage(GroupDone.class, this::onGroupDone)
+        .onMessage(Changed.class, this::onChanged)
+        .onMessage(Updated.class, this::onUpdated)
+        .build();
+  }
+
+  private Behavior<Command> onFill() {
+    fill = true;
+    java.util.Arrays.fill(failedGroups, false);
+    startNext();
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onCompute(Compute compute) {
+    for (long index : compute.indices()) {
+      if (index < current.start() || index >= current.start() + current.length()) {
+        compute
+            .replyTo()
+            .tell(
+                StatusReply.error(
+                    String.format(
+                        "index %d is not in range %d [%d, %d) of cache '%s'",
+                        index,
+                        range,
+                        current.start(),
+                        current.start() + current.length(),
+                        cache.cacheId())));
+        return Behaviors.same();
+      }
+    }
+    waiters.add(new Waiter(compute.indices(), compute.replyTo()));
+    for (long index : compute.indices()) {
+      if (!current.isPresent(index)) {
+        int group = (int) (index - current.start()) / groupSize;
+        failedGroups[group] = false;
+        if (!priority.contains(group)) {
+          priority.add(group);
+        }
+      }
+    }
+    answerWaiters();
+    startNext();
+    return Behaviors.same();
+  }
+
+  private void startNext() {
+    if (busy) {
+      return;
+    }
+    int group = nextGroup();
+    if (group < 0) {
+      return;
+    }
+    busy = true;
+    long from = current.start() + (long) group * groupSize;
+    long to = Math.min(current.start() + current.length(), from + groupSize);
+    var examples = cache.data().slice(from, to);
+    String cacheId = cache.cacheId();
+    CompletableFuture<RunnerOutput> work =
+        CompletableFuture.supplyAsync(
+            () -> node.runner(cacheId).run(examples), node.computeExecutor());
+    ctx.pipeToSelf(work, (out, failure) -> new GroupDone(group, out, failure));
+  }
+
+  private int nextGroup() {
+    while (!priority.isEmpty()) {
+      int g = priority.poll();
+      if (!groupComplete(g)) {
+        return g;
+      }
+    }
+    if (fill) {
+      for (int g = 0; g < failedGroups.length; g++) {
+        if (!failedGroups[g] && !groupComplete(g)) {
+          return g;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private boolean groupComplete(int group) {
+    long from = current.start() + (long) group * groupSize;
+    long to = Math.min(current.start() + current.length(), from + groupSize);
+    for (long i = from; i < to; i++) {
+      if (!current.isPresent(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private Behavior<Command> onGroupDone(GroupDone done) {
+    busy = false;
+    if (done.failure() != null) {
+      Throwable cause =
+          done.failure() instanceof java.util.concurrent.CompletionException c
+                  && c.getCause() != null
+              ? c.getCause()
+              : done.failure();
+      ctx.getLog()
+          .error(
+              "range {} of {}: micro-batch {} failed: {}",
+              range,
+              cache.cacheId(),
+              done.group(),
+              cause.getMessage());
+      failedGroups[done.group()] = true;
+      failWaitersOf(done.group(), cause.getMessage());
+    } else {
+      Block part = Block.empty(cache.spec(), range);
+      RunnerOutput out = done.output();
+      for (int row = 0; row < out.size(); row++) {
+        part.put(out.index(row), out.row(row));
+      }
+      current.mergeInPlace(part);
+      replicator.askUpdate(
+          r ->
+              new Replicator.Update<>(
+                  key,
+                  BlockData.of(Block.empty(cache.spec(), range)),
+                  new Replicator.WriteMajority(node.settings().writeTimeout()),
+                  r,
+                  data -> data.with(part)),
+          Updated::new);
+      answerWaiters();
+    }
+    startNext();
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onChanged(Changed changed) {
+    if (changed.response() instanceof Replicator.Changed<BlockData> c) {
+      current.mergeInPlace(c.dataValue().block());
+      answerWaiters();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> onUpdated(Updated updated) {
+    if (!(updated.response() instanceof Replicator.UpdateSuccess<BlockData>)) {
+      // the local replica has the values and gossip spreads them; only the extra copies timed out
+      ctx.getLog().debug("range {} of {}: {}", range, cache.cacheId(), updated.response());
+    }
+    return Behaviors.same();
+  }
+
+  private void answerWaiters() {
+    Iterator<Waiter> it = waiters.iterator();
+    while (it.hasNext()) {
+      Waiter w = it.next();
+      if (allPresent(w.indices())) {
+        w.replyTo().tell(StatusReply.success(new Computed(w.indices(), values(w.indices()))));
+        it.remove();
+      }
+    }
+  }
+
+  private void failWaitersOf(int group, String message) {
+    Iterator<Waiter> it = waiters.iterator();
+    while (it.hasNext()) {
+      Waiter w = it.next();
+      for (long index : w.indices()) {
+        if ((int) (index - current.start()) / groupSize == group && !current.isPresent(index)) {
+          w.replyTo().tell(StatusReply.error(message));
+          it.remove();
+          break;
+        }
+      }
+    }
+  }
+
+  private boolean allPresent(long[] indices) {
+    for (long i : indices) {
+      if (!current.isPresent(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private float[][] values(long[] indices) {
+    int fields = cache.spec().fields().size();
+    float[][] values = new float[fields][];
+    for (int f = 0; f < fields; f++) {
+      int width = cache.spec().fields().get(f).width();
+      values[f] = new float[indices.length * width];
+      for (int i = 0; i < indices.length; i++) {
+        current.copyValues(f, indices[i], values[f], i * width);
+      }
+    }
+    return values;
+  }
+}

@@ -1,0 +1,2 @@
+/** The sharded compute entity that owns one range of one cache. */
+package org.tensorcache.actors.shard;

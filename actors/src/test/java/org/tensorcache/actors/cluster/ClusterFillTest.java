@@ -1,0 +1,91 @@
+package org.tensorcache.actors.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.pattern.StatusReply;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.client.Batch;
+import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.Coordinator;
+
+class ClusterFillTest {
+  @TempDir Path dir;
+
+  @Test
+  void threeNodesFillBitIdenticalToOneProcessAndServeEveryNode() throws Exception {
+    TestCache cache = new TestCache(dir, 600, 128);
+    float[][] reference = cache.reference();
+    try (TestCluster cluster = new TestCluster(dir.resolve("node"), List.of(cache.definition()))) {
+      cluster.add("\"compute\", \"lookup\"");
+      cluster.add("\"compute\", \"lookup\"");
+      cluster.add("\"compute\", \"lookup\"");
+      cluster.awaitUp(Duration.ofSeconds(30));
+      startFill(cluster, cache);
+      awaitPersisted(cluster, cache, Duration.ofSeconds(60));
+
+      long[] all = new long[(int) cache.spec.n()];
+      for (int i = 0; i < all.length; i++) {
+        all[i] = i;
+      }
+      for (ActorTestKit node : cluster.nodes) {
+        TensorCacheClient client = TensorCacheClient.create(node.system());
+        Batch batch = awaitBatch(node, client, cache.cacheId(), all);
+        assertArrayEquals(reference[0], batch.field("chosen_logp"));
+        assertArrayEquals(reference[1], batch.field("rejected_logp"));
+      }
+      assertEquals(600, cache.computedExamples.get(), "every example computed exactly once");
+    }
+  }
+
+  static void startFill(TestCluster cluster, TestCache cache) {
+    ActorTestKit first = cluster.nodes.get(0);
+    TestProbe<StatusReply<org.apache.pekko.Done>> probe = first.createTestProbe();
+    probe.awaitAssert(
+        Duration.ofSeconds(20),
+        () -> {
+          cluster.coordinators.get(0).tell(new Coordinator.StartFill(cache.cacheId(), probe.ref()));
+          assertEquals(StatusReply.ack(), probe.receiveMessage(Duration.ofSeconds(3)));
+          return null;
+        });
+  }
+
+  static Coordinator.CacheStatus status(TestCluster cluster, TestCache cache) {
+    ActorTestKit first = cluster.nodes.get(0);
+    TestProbe<Coordinator.Status> probe = first.createTestProbe();
+    cluster.coordinators.get(0).tell(new Coordinator.GetStatus(probe.ref()));
+    for (Coordinator.CacheStatus s : probe.receiveMessage(Duration.ofSeconds(10)).caches()) {
+      if (s.cacheId().equals(cache.cacheId())) {
+        return s;
+      }
+    }
+    throw new AssertionError("no status of " + cache.cacheId());
+  }
+
+  static void awaitPersisted(TestCluster cluster, TestCache cache, Duration within) {
+    cluster
+        .nodes
+        .get(0)
+        .createTestProbe()
+        .awaitAssert(
+            within,
+            Duration.ofMillis(500),
+            () -> {
+              Coordinator.CacheStatus s = status(cluster, cache);
+              assertEquals(s.ranges(), s.persistedRanges(), s.toString());
+              return null;
+            });
+  }
+
+  static Batch awaitBatch(ActorTestKit node, TensorCacheClient client, String cacheId, long[] idx) {
+    return node.createTestProbe()
+        .awaitAssert(
+            Duration.ofSeconds(20), Duration.ofMillis(200), () -> client.lookup(cacheId, idx));
+  }
+}

@@ -1,0 +1,94 @@
+package org.tensorcache.actors.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.tensorcache.actors.session.TrainerSession.Batch;
+import org.tensorcache.actors.session.TrainerSession.GetState;
+import org.tensorcache.actors.session.TrainerSession.Next;
+import org.tensorcache.actors.session.TrainerSession.Open;
+import org.tensorcache.actors.session.TrainerSession.Opened;
+import org.tensorcache.actors.session.TrainerSession.Reopened;
+import org.tensorcache.actors.session.TrainerSession.ResumeFrom;
+import org.tensorcache.actors.session.TrainerSession.ResumedFrom;
+import org.tensorcache.actors.session.TrainerSession.SessionOpened;
+import org.tensorcache.actors.session.TrainerSession.State;
+import org.tensorcache.actors.session.TrainerSession.StepServed;
+import org.tensorcache.actors.session.TrainerSession.Unopened;
+import org.tensorcache.store.serialization.KryoSerializer;
+
+/** Every command, reply, event and state of a trainer session survives Kryo unchanged. */
+class TrainerSessionSerializationTest {
+  private static final ActorTestKit testKit = ActorTestKit.create(SessionTesting.eventSourced());
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  @Test
+  void everyMessageRoundTripsThroughKryoWithAnIdOfTheSessionRange() {
+    TestProbe<StatusReply<Opened>> opened = testKit.createTestProbe();
+    TestProbe<StatusReply<Batch>> batches = testKit.createTestProbe();
+    TestProbe<State> states = testKit.createTestProbe();
+    WorldSchedule schedule = WorldSchedule.of(0, 4).from(6, 2).from(10, 8);
+    Opened state = new Opened(SessionTesting.RUN, 2, schedule, 17);
+    Batch batch = new Batch(17, 1, new long[] {5, 999, 0, 1L << 40});
+    List<Object> messages =
+        List.of(
+            new Open(SessionTesting.RUN, 8, 2, 10, opened.ref()),
+            new Next(batches.ref()),
+            new ResumeFrom(4, opened.ref()),
+            new GetState(states.ref()),
+            SessionTesting.RUN,
+            batch,
+            new SessionOpened(SessionTesting.RUN, 2, 0, 4),
+            new Reopened(10, 8),
+            new ResumedFrom(4),
+            new StepServed(16),
+            Unopened.INSTANCE,
+            state,
+            schedule);
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
+    for (Object message : messages) {
+      assertEquals(message, testKit.serializationTestKit().verifySerialization(message, true));
+      assertInstanceOf(KryoSerializer.class, serialization.findSerializerFor(message));
+      int id =
+          Integer.parseInt(
+              Serializers.manifestFor(serialization.findSerializerFor(message), message));
+      assertTrue(id >= 300 && id <= 399, () -> message.getClass() + " has Kryo id " + id);
+    }
+  }
+
+  @Test
+  void statusRepliesCarryingSessionValuesRoundTrip() {
+    Batch batch = new Batch(3, 0, new long[] {1, 2, 3});
+    StatusReply<Batch> success = StatusReply.success(batch);
+    StatusReply<Batch> copy = testKit.serializationTestKit().verifySerialization(success, false);
+    assertEquals(batch, copy.getValue());
+    StatusReply<Batch> error = StatusReply.error("world size 3 does not divide global batch 64");
+    assertEquals(
+        "world size 3 does not divide global batch 64",
+        testKit.serializationTestKit().verifySerialization(error, false).getError().getMessage());
+  }
+
+  @Test
+  void arraysInsideRecordsAreCopiedNotShared() {
+    long[] steps = {0, 6};
+    WorldSchedule schedule = new WorldSchedule(steps, new int[] {4, 2});
+    steps[1] = 7;
+    schedule.fromSteps()[0] = 3;
+    assertEquals(WorldSchedule.of(0, 4).from(6, 2), schedule);
+  }
+}
