@@ -17,7 +17,7 @@ import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 
 /** Laws of the sampler, over random runs and random changes of world size. */
-class SamplerProperties {
+class SamplerPropertiesTest {
 
   @Property(tries = 300)
   void everyPositionOfAnEpochIsServedOnceAcrossWorldSizeChanges(
