@@ -1,120 +1,219 @@
 package org.tensorcache.cli;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
-import me.tongfei.progressbar.ProgressBar;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.model.lm.TinyLm;
-import org.tensorcache.model.runner.ModelRunner;
-import org.tensorcache.model.runner.ReferenceLogprobRunner;
+import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
 import org.tensorcache.store.segment.SegmentStore;
-import org.tensorcache.store.spec.CacheSpec;
-import org.tensorcache.store.spec.Fingerprint;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The main job on the embedded default: makes or reuses the seeded data set and reference model,
- * fills the reference log-prob cache, exports it and prints a summary.
+ * The main job on the embedded cluster (one JVM, every role, H2 under the data directory): fills
+ * the reference log-prob cache, exports it, measures lookups, then trains DPO from the cache,
+ * preempts the trainer part-way, restarts it from its checkpoint and checks that it is served
+ * exactly the batches of an uninterrupted run.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Fill the DPO reference log-prob cache of a seeded data set and export it.")
+    description = "Fill the DPO reference log-prob cache, train DPO from it through a preemption.")
 final class DemoCommand implements Callable<Integer> {
+  private static final Duration START = Duration.ofSeconds(120);
+
   @Mixin JobOptions job;
 
   @Option(
-      names = "--micro-batch",
-      defaultValue = "64",
-      description = "Examples per forward pass (default: ${DEFAULT-VALUE}).")
-  int microBatch;
+      names = "--dpo-steps",
+      defaultValue = "40",
+      description = "DPO steps (default: ${DEFAULT-VALUE}).")
+  int dpoSteps;
 
-  /** What the last call did, for tests. */
-  LocalFill.Result lastResult;
+  @Option(
+      names = "--batch-size",
+      defaultValue = "32",
+      description = "Global batch (default: ${DEFAULT-VALUE}).")
+  int batchSize;
 
-  Fingerprint lastFingerprint;
+  @Option(
+      names = "--preempt-at",
+      defaultValue = "25",
+      description = "Step at which the trainer is preempted (default: ${DEFAULT-VALUE}).")
+  int preemptAt;
+
+  @Option(
+      names = "--checkpoint-every",
+      defaultValue = "10",
+      description = "Trainer checkpoint interval in steps (default: ${DEFAULT-VALUE}).")
+  int checkpointEvery;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Sampler seed (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  /** What the last call measured, for tests. */
+  DemoReport report;
 
   @Override
-  public Integer call() throws IOException {
-    long t0 = System.nanoTime();
-    PreferenceDataset data = job.dataset();
-    try (ModelRunner runner = new ReferenceLogprobRunner(job.model(), microBatch, job.maxSeqLen)) {
-      CacheSpec spec = job.spec(runner, data);
-      Fingerprint fingerprint = job.fingerprint(runner, data, spec);
-      Path cacheDir = job.dataDir.resolve(fingerprint.cacheId());
-      job.writeManifest(cacheDir, runner, data, spec, fingerprint);
-      SegmentStore store = SegmentStore.open(cacheDir.resolve("segments"), spec, fingerprint);
-      LocalFill fill = new LocalFill(runner, data, spec, store, microBatch);
-      Path export = cacheDir.resolve("export.safetensors");
+  public Integer call() throws Exception {
+    if (preemptAt <= checkpointEvery || preemptAt >= dpoSteps) {
+      throw new IllegalArgumentException(
+          String.format(
+              "--preempt-at %d invalid, expected a step after the first checkpoint (%d) and before"
+                  + " --dpo-steps %d",
+              preemptAt, checkpointEvery, dpoSteps));
+    }
+    Job prepared = job.prepare();
+    String cacheId = prepared.fingerprint().cacheId();
+    DemoReport r = new DemoReport(prepared.spec().n());
+    System.out.printf(
+        "cache %s: %d examples, %d ranges on %s%n",
+        cacheId, prepared.spec().n(), prepared.spec().rangeCount(), TinyLm.device());
 
-      int persisted = store.persistedRanges().size();
-      LocalFill.Result result;
-      if (persisted == spec.rangeCount()) {
-        result = fill.run(done -> {}); // verifies every segment; computes only rejected ones
-      } else {
-        System.out.printf(
-            "filling %s: %d examples, %d ranges (%d already persisted) on %s%n",
-            fingerprint.cacheId(), spec.n(), spec.rangeCount(), persisted, TinyLm.device());
-        try (ProgressBar bar = Progress.examples("fill " + spec.name(), spec.n())) {
-          result = fill.run(bar::stepBy);
-        }
-      }
-      if (result.examplesComputed() == 0) {
+    DpoDemo dpo =
+        new DpoDemo(
+            prepared.data(), prepared.cacheDir().resolve("trainer-checkpoint"), checkpointEvery);
+    String runId = "demo-" + System.currentTimeMillis();
+    NodeLauncher.Node node =
+        NodeLauncher.startLocal(job.dataDir, List.of(prepared.definition()), START);
+    try {
+      long t0 = System.nanoTime();
+      Coordinator.CacheStatus status =
+          ClusterFill.run(node.system(), node.coordinator(), cacheId, true);
+      r.fillSeconds = (System.nanoTime() - t0) / 1e9;
+      r.computed = TensorCacheNode.get(node.system()).computedExamples();
+      if (r.computed == 0) {
         System.out.printf(
             "cache hit: fingerprint %s, all %d ranges persisted and verified; nothing recomputed%n",
-            fingerprint.hex(), spec.rangeCount());
+            prepared.fingerprint().hex(), status.ranges());
       }
-      if (result.examplesComputed() > 0 || !Files.exists(export)) {
-        CacheExport.write(export, spec, fingerprint, result.blocks());
+      Path export = export(prepared);
+      r.exportBytes = Files.size(export);
+      TensorCacheClient client = TensorCacheClient.create(node.system());
+      r.lookups = LookupTiming.measure(client, cacheId, prepared.spec().n(), 32, 2000);
+      try (TinyLm reference = TinyLm.load(job.modelDir())) {
+        dpo.train(reference, DpoDemo.session(client, cacheId, runId, seed, batchSize), preemptAt);
       }
-      printSummary(spec, fingerprint, result, store, export, System.nanoTime() - t0);
-      lastResult = result;
-      lastFingerprint = fingerprint;
+    } finally {
+      NodeLauncher.stop(node.system());
     }
-    return 0;
+
+    System.out.printf(
+        "trainer preempted at step %d; restarting from its checkpoint at step %d%n",
+        preemptAt, dpo.checkpointStep);
+    r.resumedAt = dpo.checkpointStep;
+    int servedBeforeRestart = dpo.served.size();
+    node = NodeLauncher.startLocal(job.dataDir, List.of(prepared.definition()), START);
+    try (TinyLm checkpoint = dpo.lastCheckpoint()) {
+      TensorCacheClient client = TensorCacheClient.create(node.system());
+      var session = DpoDemo.session(client, cacheId, runId, seed, batchSize);
+      session.resumeFrom(dpo.checkpointStep);
+      dpo.train(checkpoint, session, dpoSteps);
+    } finally {
+      NodeLauncher.stop(node.system());
+    }
+    r.mismatches = replayMismatches(dpo, prepared, export(prepared));
+    if (dpo.served.get(servedBeforeRestart).step() != r.resumedAt) {
+      r.mismatches++; // the restarted trainer must go on exactly at its checkpoint
+    }
+    r.lossFirst = dpo.losses.get(0);
+    r.lossLast = dpo.losses.get(dpo.losses.size() - 1);
+    report = r;
+    return r.print(prepared);
   }
 
-  private static void printSummary(
-      CacheSpec spec,
-      Fingerprint fingerprint,
-      LocalFill.Result result,
-      SegmentStore store,
-      Path export,
-      long wallNanos)
-      throws IOException {
-    double wall = wallNanos / 1e9;
-    double computeSeconds = result.computeNanos() / 1e9;
-    String fields = spec.fields().stream().map(Object::toString).collect(Collectors.joining(", "));
-    System.out.println("summary");
-    System.out.printf(
-        "  examples     %d (%d computed, %d reused)%n",
-        spec.n(), result.examplesComputed(), spec.n() - result.examplesComputed());
-    System.out.printf("  fields       %s%n", fields);
-    System.out.printf(
-        "  bytes        %d in %d segments, %d in the export%n",
-        segmentBytes(store), spec.rangeCount(), Files.size(export));
-    System.out.printf("  wall time    %.2f s (compute %.2f s)%n", wall, computeSeconds);
-    System.out.printf(
-        "  examples/s   %s%n",
-        computeSeconds > 0
-            ? String.format("%.0f", result.examplesComputed() / computeSeconds)
-            : "- (nothing computed)");
-    System.out.printf("  fingerprint  %s%n", fingerprint.hex());
-    System.out.printf("  cache        %s%n", fingerprint.cacheId());
-    System.out.printf("  export       %s%n", export);
-  }
-
-  private static long segmentBytes(SegmentStore store) throws IOException {
-    long bytes = 0;
+  /** Writes the export from the verified segments (again only when a segment is newer). */
+  private static Path export(Job job) throws Exception {
+    Path export = job.cacheDir().resolve("export.safetensors");
+    SegmentStore store =
+        SegmentStore.open(job.definition().segmentDir(), job.spec(), job.fingerprint());
+    long newest = 0;
     for (int range : store.persistedRanges()) {
-      bytes += Files.size(store.pathOf(range));
+      newest = Math.max(newest, Files.getLastModifiedTime(store.pathOf(range)).toMillis());
     }
-    return bytes;
+    if (Files.exists(export) && Files.getLastModifiedTime(export).toMillis() >= newest) {
+      return export;
+    }
+    List<Block> blocks = new java.util.ArrayList<>();
+    for (int range = 0; range < job.spec().rangeCount(); range++) {
+      blocks.add(store.read(range).orElseThrow(() -> new IllegalStateException("missing segment")));
+    }
+    CacheExport.write(export, job.spec(), job.fingerprint(), blocks);
+    return export;
+  }
+
+  /**
+   * Counts served steps that differ from an uninterrupted run: the sampler's indices for the step
+   * and the exported values of those indices; every step replayed after the restart must also equal
+   * what was served before it.
+   */
+  private int replayMismatches(DpoDemo dpo, Job job, Path export) throws Exception {
+    List<Block> blocks = CacheExport.read(export, job.spec(), job.fingerprint());
+    Sampler sampler = Sampler.of(job.spec().n(), seed, batchSize, 1);
+    java.util.Map<Long, DpoDemo.Served> first = new java.util.HashMap<>();
+    int mismatches = 0;
+    long expectedStep = 0;
+    for (DpoDemo.Served s : dpo.served) {
+      if (s.step() != expectedStep) {
+        expectedStep = s.step(); // the resume: it must replay a step served before
+        if (!first.containsKey(s.step())) {
+          mismatches++;
+        }
+      }
+      expectedStep++;
+      long[] indices = sampler.indices(s.step(), 0);
+      float[] chosen = new float[indices.length];
+      float[] rejected = new float[indices.length];
+      for (int i = 0; i < indices.length; i++) {
+        Block b = blocks.get(job.spec().rangeOf(indices[i]));
+        b.copyValues(0, indices[i], chosen, i);
+        b.copyValues(1, indices[i], rejected, i);
+      }
+      DpoDemo.Served expected = new DpoDemo.Served(s.step(), indices, chosen, rejected);
+      DpoDemo.Served before = first.putIfAbsent(s.step(), s);
+      if (!s.sameAs(expected) || (before != null && !s.sameAs(before))) {
+        mismatches++;
+      }
+    }
+    if (expectedStep != dpoSteps) {
+      mismatches++;
+    }
+    return mismatches;
+  }
+
+  /** Random batches from the local replica: the trainer's read path. */
+  static final class LookupTiming {
+    private LookupTiming() {}
+
+    static double[] measure(TensorCacheClient client, String cacheId, long n, int b, int count) {
+      SplittableRandom random = new SplittableRandom(7);
+      long[] nanos = new long[count];
+      long[] indices = new long[b];
+      for (int round = -count / 4; round < count; round++) {
+        for (int i = 0; i < b; i++) {
+          indices[i] = random.nextLong(n);
+        }
+        long t0 = System.nanoTime();
+        client.lookup(cacheId, indices);
+        if (round >= 0) {
+          nanos[round] = System.nanoTime() - t0; // the first rounds warm the JIT up
+        }
+      }
+      java.util.Arrays.sort(nanos);
+      return new double[] {nanos[count / 2] / 1e3, nanos[(int) (count * 0.99)] / 1e3};
+    }
   }
 }

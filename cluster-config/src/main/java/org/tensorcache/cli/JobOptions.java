@@ -3,16 +3,19 @@ package org.tensorcache.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -86,6 +89,13 @@ final class JobOptions {
   int rangeSize;
 
   @Option(
+      names = "--micro-batch",
+      defaultValue = "64",
+      description =
+          "Examples per forward pass; divides the range size (default: ${DEFAULT-VALUE}).")
+  int microBatch;
+
+  @Option(
       names = "--cache-name",
       defaultValue = "dpo-ref",
       description = "Cache name (default: ${DEFAULT-VALUE}).")
@@ -112,10 +122,7 @@ final class JobOptions {
   /** The reference model of these sizes and seed, made and saved when missing. */
   TinyLm model() throws IOException {
     LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, embed, hidden, layers, modelSeed);
-    Path dir =
-        dataDir
-            .resolve("models")
-            .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", embed, hidden, layers, modelSeed));
+    Path dir = modelDir();
     if (TinyLm.exists(dir)) {
       return TinyLm.load(dir);
     }
@@ -123,6 +130,41 @@ final class JobOptions {
     TinyLm lm = TinyLm.create(config);
     lm.save(dir);
     return lm;
+  }
+
+  /** Where the reference model of these sizes and seed is saved. */
+  Path modelDir() {
+    return dataDir
+        .resolve("models")
+        .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", embed, hidden, layers, modelSeed));
+  }
+
+  /** A reference log-prob runner over a fresh copy of the saved model. */
+  ModelRunner newRunner() {
+    try {
+      return new ReferenceLogprobRunner(TinyLm.load(modelDir()), microBatch, maxSeqLen);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Makes or loads the data set and the model and derives the cache: spec, fingerprint, and the
+   * definition a node registers (its runners load the saved model, one per compute thread).
+   */
+  Job prepare() throws IOException {
+    PreferenceDataset data = dataset();
+    model().close();
+    try (ModelRunner runner = newRunner()) {
+      CacheSpec spec = spec(runner, data);
+      Fingerprint fingerprint = fingerprint(runner, data, spec);
+      Path cacheDir = dataDir.resolve(fingerprint.cacheId());
+      writeManifest(cacheDir, runner, data, spec, fingerprint);
+      CacheDefinition definition =
+          new CacheDefinition(
+              spec, fingerprint, data, this::newRunner, cacheDir.resolve("segments"), microBatch);
+      return new Job(data, spec, fingerprint, cacheDir, definition);
+    }
   }
 
   CacheSpec spec(ModelRunner runner, PreferenceDataset data) {

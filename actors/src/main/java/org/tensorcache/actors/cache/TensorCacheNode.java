@@ -32,6 +32,8 @@ public final class TensorCacheNode implements Extension {
       ThreadLocal.withInitial(java.util.HashMap::new);
   private final List<ModelRunner> created = new CopyOnWriteArrayList<>();
   private final NodeSettings settings;
+  private final java.util.concurrent.atomic.AtomicLong computedExamples =
+      new java.util.concurrent.atomic.AtomicLong();
   private final ActorSystem<?> system;
 
   private TensorCacheNode(ActorSystem<?> system) {
@@ -105,6 +107,16 @@ public final class TensorCacheNode implements Extension {
   /** Node settings read from {@code tensorcache.*}. */
   public NodeSettings settings() {
     return settings;
+  }
+
+  /** How many examples this node's runners have computed since it started. */
+  public long computedExamples() {
+    return computedExamples.get();
+  }
+
+  /** Counts examples just computed on this node. */
+  public void addComputed(long examples) {
+    computedExamples.addAndGet(examples);
   }
 
   /** The calling compute thread's runner for {@code cacheId}, made on first use. */

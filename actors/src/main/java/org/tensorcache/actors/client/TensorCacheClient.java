@@ -15,6 +15,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.lookup.BatchRequest;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -41,6 +42,24 @@ public final class TensorCacheClient {
   /** A client on {@code system}, a node whose caches are registered. */
   public static TensorCacheClient create(ActorSystem<?> system) {
     return new TensorCacheClient(system);
+  }
+
+  /**
+   * The session of rank {@code rank} of run {@code runId}: a constant global batch of {@code
+   * globalBatch} examples per step split over {@code worldSize} ranks, in a seeded order of the
+   * cache's examples. Opening it again with another world size changes it at the next step.
+   */
+  public SessionClient session(
+      String cacheId, String runId, int rank, int worldSize, long seed, int globalBatch) {
+    CacheSpec spec = view.spec(cacheId);
+    var config = new TrainerSession.RunConfig(spec.n(), seed, globalBatch, cacheId);
+    return new SessionClient(
+            this,
+            system,
+            TrainerSession.entityRef(system, runId, rank),
+            cacheId,
+            node.settings().lookupTimeout())
+        .open(config, worldSize, rank);
   }
 
   /** The values of {@code indices}, blocking until every one is there or the lookup fails. */

@@ -1,9 +1,8 @@
 package org.tensorcache.actors.shard;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -24,6 +23,8 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentFile;
+import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.serialization.KryoSerializable;
 
 /**
@@ -63,9 +64,9 @@ public final class ShardActor {
 
   private record Updated(Replicator.UpdateResponse<BlockData> response) implements Internal {}
 
-  private record GroupDone(int group, RunnerOutput output, Throwable failure) implements Internal {}
+  private record SegmentChecked(Block block) implements Internal {}
 
-  private record Waiter(long[] indices, ActorRef<StatusReply<Computed>> replyTo) {}
+  private record GroupDone(int group, RunnerOutput output, Throwable failure) implements Internal {}
 
   /** Starts sharding of shard entities on the nodes with role {@code compute}. */
   public static ActorRef<?> init(ActorSystem<?> system) {
@@ -96,12 +97,9 @@ public final class ShardActor {
   private final CacheDefinition cache;
   private final BlockKey key;
   private final int range;
-  private final int groupSize;
-  private final ArrayDeque<Integer> priority = new ArrayDeque<>();
-  private final List<Waiter> waiters = new ArrayList<>();
-  private final boolean[] failedGroups;
+  private final GroupPlan plan;
+  private final Waiters waiters = new Waiters();
   private Block current;
-  private boolean fill;
   private boolean busy;
 
   private ShardActor(
@@ -117,9 +115,8 @@ public final class ShardActor {
     this.cache = node.definition(entityId.substring(0, hash));
     this.range = Integer.parseInt(entityId.substring(hash + 1));
     this.key = BlockKey.of(cache.cacheId(), range);
-    this.groupSize = cache.microBatch();
     this.current = Block.empty(cache.spec(), range);
-    this.failedGroups = new boolean[(current.length() + groupSize - 1) / groupSize];
+    this.plan = new GroupPlan(current.length(), cache.microBatch());
     replicator.askGet(r -> new Replicator.Get<>(key, Replicator.readLocal(), r), Loaded::new);
     replicator.subscribe(key, Changed::new);
   }
@@ -140,6 +137,52 @@ public final class ShardActor {
     if (loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
       current.mergeInPlace(ok.dataValue().block());
     }
+    if (current.isComplete()) {
+      return stash.unstashAll(running());
+    }
+    // a range persisted before a cold start may not be back in the replicas yet: never compute
+    // what a verified segment already holds
+    Path file = cache.segmentDir().resolve(SegmentStore.fileName(range));
+    CompletableFuture<Block> read =
+        CompletableFuture.supplyAsync(() -> readSegment(file), node.ioExecutor());
+    ctx.pipeToSelf(read, (block, failure) -> new SegmentChecked(block));
+    return Behaviors.receive(Command.class)
+        .onMessage(SegmentChecked.class, this::onSegmentChecked)
+        .onAnyMessage(
+            m -> {
+              stash.stash(m);
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  private Block readSegment(Path file) {
+    if (!Files.exists(file)) {
+      return null;
+    }
+    try {
+      return SegmentFile.read(file, cache.spec(), cache.fingerprint(), range);
+    } catch (IOException | RuntimeException e) {
+      ctx.getLog()
+          .warn("segment of range {} of {} not used: {}", range, cache.cacheId(), e.getMessage());
+      return null;
+    }
+  }
+
+  private Behavior<Command> onSegmentChecked(SegmentChecked checked) {
+    if (checked.block() != null) {
+      Block block = checked.block();
+      current.mergeInPlace(block);
+      replicator.askUpdate(
+          r ->
+              new Replicator.Update<>(
+                  key,
+                  BlockData.of(Block.empty(cache.spec(), range)),
+                  Replicator.writeLocal(),
+                  r,
+                  data -> data.with(block)),
+          Updated::new);
+    }
     return stash.unstashAll(running());
   }
 
@@ -155,8 +198,7 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onFill() {
-    fill = true;
-    java.util.Arrays.fill(failedGroups, false);
+    plan.fill();
     startNext();
     return Behaviors.same();
   }
@@ -178,17 +220,9 @@ public final class ShardActor {
         return Behaviors.same();
       }
     }
-    waiters.add(new Waiter(compute.indices(), compute.replyTo()));
-    for (long index : compute.indices()) {
-      if (!current.isPresent(index)) {
-        int group = (int) (index - current.start()) / groupSize;
-        failedGroups[group] = false;
-        if (!priority.contains(group)) {
-          priority.add(group);
-        }
-      }
-    }
-    answerWaiters();
+    waiters.add(compute.indices(), compute.replyTo());
+    plan.request(compute.indices(), current);
+    waiters.answer(current);
     startNext();
     return Behaviors.same();
   }
@@ -197,47 +231,17 @@ public final class ShardActor {
     if (busy) {
       return;
     }
-    int group = nextGroup();
+    int group = plan.next(current);
     if (group < 0) {
       return;
     }
     busy = true;
-    long from = current.start() + (long) group * groupSize;
-    long to = Math.min(current.start() + current.length(), from + groupSize);
-    var examples = cache.data().slice(from, to);
+    var examples = cache.data().slice(plan.from(group, current), plan.to(group, current));
     String cacheId = cache.cacheId();
     CompletableFuture<RunnerOutput> work =
         CompletableFuture.supplyAsync(
             () -> node.runner(cacheId).run(examples), node.computeExecutor());
     ctx.pipeToSelf(work, (out, failure) -> new GroupDone(group, out, failure));
-  }
-
-  private int nextGroup() {
-    while (!priority.isEmpty()) {
-      int g = priority.poll();
-      if (!groupComplete(g)) {
-        return g;
-      }
-    }
-    if (fill) {
-      for (int g = 0; g < failedGroups.length; g++) {
-        if (!failedGroups[g] && !groupComplete(g)) {
-          return g;
-        }
-      }
-    }
-    return -1;
-  }
-
-  private boolean groupComplete(int group) {
-    long from = current.start() + (long) group * groupSize;
-    long to = Math.min(current.start() + current.length(), from + groupSize);
-    for (long i = from; i < to; i++) {
-      if (!current.isPresent(i)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private Behavior<Command> onGroupDone(GroupDone done) {
@@ -255,8 +259,8 @@ public final class ShardActor {
               cache.cacheId(),
               done.group(),
               cause.getMessage());
-      failedGroups[done.group()] = true;
-      failWaitersOf(done.group(), cause.getMessage());
+      plan.failed(done.group());
+      waiters.fail(plan, done.group(), current, cause.getMessage());
     } else {
       Block part = Block.empty(cache.spec(), range);
       RunnerOutput out = done.output();
@@ -264,6 +268,7 @@ public final class ShardActor {
         part.put(out.index(row), out.row(row));
       }
       current.mergeInPlace(part);
+      node.addComputed(out.size());
       replicator.askUpdate(
           r ->
               new Replicator.Update<>(
@@ -273,7 +278,7 @@ public final class ShardActor {
                   r,
                   data -> data.with(part)),
           Updated::new);
-      answerWaiters();
+      waiters.answer(current);
     }
     startNext();
     return Behaviors.same();
@@ -282,7 +287,7 @@ public final class ShardActor {
   private Behavior<Command> onChanged(Changed changed) {
     if (changed.response() instanceof Replicator.Changed<BlockData> c) {
       current.mergeInPlace(c.dataValue().block());
-      answerWaiters();
+      waiters.answer(current);
     }
     return Behaviors.same();
   }
@@ -293,52 +298,5 @@ public final class ShardActor {
       ctx.getLog().debug("range {} of {}: {}", range, cache.cacheId(), updated.response());
     }
     return Behaviors.same();
-  }
-
-  private void answerWaiters() {
-    Iterator<Waiter> it = waiters.iterator();
-    while (it.hasNext()) {
-      Waiter w = it.next();
-      if (allPresent(w.indices())) {
-        w.replyTo().tell(StatusReply.success(new Computed(w.indices(), values(w.indices()))));
-        it.remove();
-      }
-    }
-  }
-
-  private void failWaitersOf(int group, String message) {
-    Iterator<Waiter> it = waiters.iterator();
-    while (it.hasNext()) {
-      Waiter w = it.next();
-      for (long index : w.indices()) {
-        if ((int) (index - current.start()) / groupSize == group && !current.isPresent(index)) {
-          w.replyTo().tell(StatusReply.error(message));
-          it.remove();
-          break;
-        }
-      }
-    }
-  }
-
-  private boolean allPresent(long[] indices) {
-    for (long i : indices) {
-      if (!current.isPresent(i)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private float[][] values(long[] indices) {
-    int fields = cache.spec().fields().size();
-    float[][] values = new float[fields][];
-    for (int f = 0; f < fields; f++) {
-      int width = cache.spec().fields().get(f).width();
-      values[f] = new float[indices.length * width];
-      for (int i = 0; i < indices.length; i++) {
-        current.copyValues(f, indices[i], values[f], i * width);
-      }
-    }
-    return values;
   }
 }

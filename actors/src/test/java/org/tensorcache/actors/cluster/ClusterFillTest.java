@@ -41,6 +41,28 @@ class ClusterFillTest {
         assertArrayEquals(reference[1], batch.field("rejected_logp"));
       }
       assertEquals(600, cache.computedExamples.get(), "every example computed exactly once");
+
+      // a trainer's session through the client, as a DJL data set: indices of the seeded
+      // sampler, labels the cached values of those indices
+      ActorTestKit trainer = cluster.nodes.get(2);
+      TensorCacheClient client = TensorCacheClient.create(trainer.system());
+      var session = client.session(cache.cacheId(), "run-1", 1, 2, 9L, 16);
+      var sampler = org.tensorcache.actors.session.Sampler.of(600, 9L, 16, 2);
+      var dataset = new org.tensorcache.actors.client.CachedDataset(session, 3);
+      try (var manager = ai.djl.ndarray.NDManager.newBaseManager()) {
+        long step = 0;
+        for (ai.djl.training.dataset.Batch b : dataset.getData(manager)) {
+          long[] indices = b.getData().head().toLongArray();
+          assertArrayEquals(sampler.indices(step, 1), indices);
+          float[] chosen = b.getLabels().get(0).toFloatArray();
+          for (int i = 0; i < indices.length; i++) {
+            assertEquals(reference[0][(int) indices[i]], chosen[i]);
+          }
+          b.close();
+          step++;
+        }
+        assertEquals(3, step);
+      }
     }
   }
 

@@ -1,0 +1,112 @@
+package org.tensorcache.actors.client;
+
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.session.TrainerSession;
+
+/**
+ * A trainer rank's durable position in its run: each {@link #next()} is the next step's indices
+ * with their cached values, and after a restart {@link #resumeFrom(long)} at the step of the
+ * trainer's own checkpoint gives exactly the batches an uninterrupted run would have had. As an
+ * {@link Iterable} it never ends: a training loop stops at its own step count.
+ */
+public final class SessionClient implements Iterable<TrainingBatch> {
+  private final TensorCacheClient client;
+  private final ActorSystem<?> system;
+  private final EntityRef<TrainerSession.Command> session;
+  private final String cacheId;
+  private final Duration timeout;
+
+  SessionClient(
+      TensorCacheClient client,
+      ActorSystem<?> system,
+      EntityRef<TrainerSession.Command> session,
+      String cacheId,
+      Duration timeout) {
+    this.client = client;
+    this.system = system;
+    this.session = session;
+    this.cacheId = cacheId;
+    this.timeout = timeout;
+  }
+
+  /** The next step of this rank, recorded as served, with its values. */
+  public TrainingBatch next() {
+    TrainerSession.Batch batch = ask(TrainerSession.Next::new);
+    Batch values = client.lookup(cacheId, batch.indices());
+    return new TrainingBatch(batch.step(), batch.epoch(), batch.indices(), values);
+  }
+
+  /** Makes {@code step} (the trainer's checkpoint step) the next step served. */
+  public SessionClient resumeFrom(long step) {
+    this.<TrainerSession.Opened>ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
+    return this;
+  }
+
+  /** The step the next {@link #next()} serves. */
+  public long nextStep() {
+    return opened().nextStep();
+  }
+
+  @Override
+  public Iterator<TrainingBatch> iterator() {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return true;
+      }
+
+      @Override
+      public TrainingBatch next() {
+        return SessionClient.this.next();
+      }
+    };
+  }
+
+  /** Opens the session: at step 0 when new, else at its next step with this world size. */
+  SessionClient open(TrainerSession.RunConfig config, int worldSize, int rank) {
+    TrainerSession.State state =
+        await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
+    long step = state instanceof TrainerSession.Opened o ? o.nextStep() : 0;
+    this.<TrainerSession.Opened>ask(
+        replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
+    return this;
+  }
+
+  private TrainerSession.Opened opened() {
+    TrainerSession.State state =
+        await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
+    if (state instanceof TrainerSession.Opened o) {
+      return o;
+    }
+    throw new IllegalStateException("trainer session " + session.getEntityId() + " is not open");
+  }
+
+  private <T> T ask(Function<ActorRef<StatusReply<T>>, TrainerSession.Command> message) {
+    return await(session.askWithStatus(message::apply, timeout), "trainer session");
+  }
+
+  private <T> T await(CompletionStage<T> reply, String what) {
+    try {
+      return reply.toCompletableFuture().get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof StatusReply.ErrorMessage) {
+        throw new IllegalArgumentException(cause.getMessage(), cause);
+      }
+      throw new LookupFailedException(what + " " + session.getEntityId() + ": " + cause, cause);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new LookupFailedException(what + " " + session.getEntityId() + " timed out", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LookupFailedException("interrupted", e);
+    }
+  }
+}
