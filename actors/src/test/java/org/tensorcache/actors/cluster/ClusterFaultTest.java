@@ -61,6 +61,39 @@ class ClusterFaultTest {
   }
 
   @Test
+  void lookupsBeforeAndDuringTheFillAreComputedOnDemandAndCorrect() throws Exception {
+    TestCache cache = new TestCache(dir, 1280, 128);
+    float[][] reference = cache.reference();
+    try (TestCluster cluster = new TestCluster(dir.resolve("node"), List.of(cache.definition()))) {
+      cluster.add("\"compute\", \"lookup\"");
+      ActorTestKit trainer = cluster.add("\"lookup\"");
+      cluster.awaitUp(Duration.ofSeconds(30));
+      TensorCacheClient client = TensorCacheClient.create(trainer.system());
+
+      // no fill asked for: only the aligned micro-batches of the asked indices are computed
+      long[] asked = {1279, 5, 640, 333, 6};
+      Batch batch = client.lookup(cache.cacheId(), asked);
+      for (int i = 0; i < asked.length; i++) {
+        assertEquals(reference[0][(int) asked[i]], batch.field("chosen_logp")[i]);
+        assertEquals(reference[1][(int) asked[i]], batch.field("rejected_logp")[i]);
+      }
+      assertEquals(4 * TestCache.MICRO_BATCH, cache.computedExamples.get());
+
+      // during a slow fill, lookups of ranges not reached yet are answered first
+      cache.extraNanosPerBatch = 100_000_000L;
+      ClusterFillTest.startFill(cluster, cache);
+      long[] later = {1200, 1100, 1000};
+      Batch during = client.lookup(cache.cacheId(), later);
+      assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
+      for (int i = 0; i < later.length; i++) {
+        assertEquals(reference[0][(int) later[i]], during.field("chosen_logp")[i]);
+      }
+      ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));
+      assertServesReference(cluster, cache, reference);
+    }
+  }
+
+  @Test
   void coldRestartRestoresPersistedRangesAndRecomputesOnlyACorruptOne() throws Exception {
     TestCache cache = new TestCache(dir, 640, 128);
     float[][] reference = cache.reference();
