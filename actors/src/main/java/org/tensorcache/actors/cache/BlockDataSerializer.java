@@ -4,10 +4,14 @@ import java.io.NotSerializableException;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
 
-/** Pekko serializer for {@link BlockData} and its delta, over {@link BlockCodec}. */
+/**
+ * Pekko serializer for {@link BlockData} and its delta (over {@link BlockCodec}), and for {@link
+ * PresenceData} (raw little-endian words).
+ */
 public final class BlockDataSerializer extends SerializerWithStringManifest {
   private static final String DATA = "D";
   private static final String DELTA = "d";
+  private static final String PRESENCE = "P";
 
   /** Created by Pekko's serialization extension. */
   public BlockDataSerializer(ExtendedActorSystem system) {}
@@ -25,6 +29,9 @@ public final class BlockDataSerializer extends SerializerWithStringManifest {
     if (o instanceof BlockData.Delta) {
       return DELTA;
     }
+    if (o instanceof PresenceData) {
+      return PRESENCE;
+    }
     throw new IllegalArgumentException("cannot serialize " + o.getClass().getName());
   }
 
@@ -36,7 +43,30 @@ public final class BlockDataSerializer extends SerializerWithStringManifest {
     if (o instanceof BlockData.Delta delta) {
       return BlockCodec.encode(delta.block());
     }
+    if (o instanceof PresenceData presence) {
+      long[] words = presence.words();
+      java.nio.ByteBuffer out =
+          java.nio.ByteBuffer.allocate(8 * words.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      for (long w : words) {
+        out.putLong(w);
+      }
+      return out.array();
+    }
     throw new IllegalArgumentException("cannot serialize " + o.getClass().getName());
+  }
+
+  private static PresenceData presence(byte[] bytes) throws NotSerializableException {
+    if (bytes.length % 8 != 0) {
+      throw new NotSerializableException(
+          "presence of " + bytes.length + " bytes, expected a multiple of 8");
+    }
+    java.nio.ByteBuffer in =
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    long[] words = new long[bytes.length / 8];
+    for (int i = 0; i < words.length; i++) {
+      words[i] = in.getLong();
+    }
+    return new PresenceData(words);
   }
 
   @Override
@@ -44,9 +74,10 @@ public final class BlockDataSerializer extends SerializerWithStringManifest {
     return switch (manifest) {
       case DATA -> BlockData.of(BlockCodec.decode(bytes));
       case DELTA -> new BlockData.Delta(BlockCodec.decode(bytes));
+      case PRESENCE -> presence(bytes);
       default ->
           throw new NotSerializableException(
-              "unknown block manifest '" + manifest + "', expected 'D' or 'd'");
+              "unknown block manifest '" + manifest + "', expected 'D', 'd' or 'P'");
     };
   }
 }

@@ -10,7 +10,8 @@ public record NodeSettings(
     int maxReplyBytes,
     Duration coordinatorTick,
     int snapshotEvery,
-    Duration writeTimeout) {
+    Duration writeTimeout,
+    long gossipBudget) {
 
   /** Reads {@code tensorcache.*} from {@code config}. */
   public static NodeSettings create(Config config) {
@@ -21,6 +22,7 @@ public record NodeSettings(
         (int) c.getBytes("lookup.max-reply-bytes").longValue(),
         c.getDuration("coordinator.tick"),
         c.getInt("coordinator.snapshot-every"),
-        c.getDuration("replication.write-timeout"));
+        c.getDuration("replication.write-timeout"),
+        c.getBytes("replication.gossip-budget"));
   }
 }

@@ -89,6 +89,19 @@ public final class TensorCacheNode implements Extension {
     return List.copyOf(caches.values());
   }
 
+  /**
+   * Whether the cache's ranges are too large to gossip: then only their presence is replicated and
+   * the values move point to point from the range's shard or its segment.
+   */
+  public boolean byReference(String cacheId) {
+    var spec = definition(cacheId).spec();
+    long rowBytes = 0;
+    for (var f : spec.fields()) {
+      rowBytes += (long) f.width() * f.dtype().bytes();
+    }
+    return rowBytes * spec.rangeSize() > settings.gossipBudget();
+  }
+
   /** The read view that lookups gather from. */
   public ReplicaView view() {
     return view;

@@ -1,5 +1,6 @@
 package org.tensorcache.actors.coordinator;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -31,6 +32,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.PresenceData;
+import org.tensorcache.actors.cache.PresenceKey;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.CoordinatorState.CacheProgress;
 import org.tensorcache.actors.coordinator.CoordinatorState.Event;
@@ -54,6 +57,9 @@ public final class Coordinator
 
   /** Fill every range of a cache that is not persisted yet. */
   public record StartFill(String cacheId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** A shard wrote the segment of its range itself (ranges replicated by reference). */
+  public record RangeWritten(String cacheId, int range) implements Command {}
 
   /** Coverage and persistence of every registered cache. */
   public record GetStatus(ActorRef<Status> replyTo) implements Command {}
@@ -86,6 +92,12 @@ public final class Coordinator
   private record Restored(String cacheId, int range, Block block, Throwable failure)
       implements Internal {}
 
+  private record PresenceChanged(Replicator.SubscribeResponse<PresenceData> response)
+      implements Internal {}
+
+  private record PresenceUpdated(Replicator.UpdateResponse<PresenceData> response)
+      implements Internal {}
+
   private record ReplicaUpdated(Replicator.UpdateResponse<BlockData> response)
       implements Internal {}
 
@@ -102,25 +114,35 @@ public final class Coordinator
                 timers ->
                     DistributedData.withReplicatorMessageAdapter(
                         (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
-                            new Coordinator(ctx, timers, replicator))));
+                            new Coordinator(
+                                ctx,
+                                timers,
+                                replicator,
+                                new ReplicatorMessageAdapter<>(
+                                    ctx,
+                                    DistributedData.get(ctx.getSystem()).replicator(),
+                                    Duration.ofSeconds(5))))));
   }
 
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
   private final ReplicatorMessageAdapter<Command, BlockData> replicator;
+  private final ReplicatorMessageAdapter<Command, PresenceData> presence;
   private final TensorCacheNode node;
-  private final Map<String, Block[]> latest = new HashMap<>();
+  private final Coverage coverage = new Coverage();
   private final Set<String> writing = new HashSet<>();
   private final Map<String, SegmentStore> stores = new HashMap<>();
 
   private Coordinator(
       ActorContext<Command> ctx,
       TimerScheduler<Command> timers,
-      ReplicatorMessageAdapter<Command, BlockData> replicator) {
+      ReplicatorMessageAdapter<Command, BlockData> replicator,
+      ReplicatorMessageAdapter<Command, PresenceData> presence) {
     super(PersistenceId.ofUniqueId("tensorcache-coordinator"));
     this.ctx = ctx;
     this.timers = timers;
     this.replicator = replicator;
+    this.presence = presence;
     this.node = TensorCacheNode.get(ctx.getSystem());
   }
 
@@ -137,6 +159,9 @@ public final class Coordinator
         .onCommand(GetStatus.class, (state, cmd) -> Effect().reply(cmd.replyTo(), status(state)))
         .onCommand(Tick.class, this::onTick)
         .onCommand(RangeChanged.class, this::onRangeChanged)
+        .onCommand(PresenceChanged.class, this::onPresenceChanged)
+        .onCommand(RangeWritten.class, this::onRangeWritten)
+        .onCommand(PresenceUpdated.class, (state, cmd) -> Effect().none().thenNoReply())
         .onCommand(SegmentWritten.class, this::onSegmentWritten)
         .onCommand(Restored.class, this::onRestored)
         .onCommand(ReplicaUpdated.class, (state, cmd) -> Effect().none().thenNoReply())
@@ -162,9 +187,14 @@ public final class Coordinator
 
   private void onRecovered(CoordinatorState state) {
     for (CacheDefinition d : node.definitions()) {
-      latest.put(d.cacheId(), new Block[d.spec().rangeCount()]);
+      coverage.add(d);
+      boolean byReference = node.byReference(d.cacheId());
       for (int r = 0; r < d.spec().rangeCount(); r++) {
-        replicator.subscribe(BlockKey.of(d.cacheId(), r), RangeChanged::new);
+        if (byReference) {
+          presence.subscribe(PresenceKey.of(d.cacheId(), r), PresenceChanged::new);
+        } else {
+          replicator.subscribe(BlockKey.of(d.cacheId(), r), RangeChanged::new);
+        }
       }
       restore(d, state.progress(d.cacheId()));
     }
@@ -227,19 +257,20 @@ public final class Coordinator
       CoordinatorState state, Tick tick) {
     ClusterSharding sharding = ClusterSharding.get(ctx.getSystem());
     for (CacheProgress p : state.caches()) {
-      Block[] blocks = latest.get(p.cacheId());
-      if (blocks == null) {
+      if (!coverage.knows(p.cacheId())) {
         continue; // a cache this node does not know: nothing to drive
       }
-      for (int r = 0; r < blocks.length; r++) {
-        boolean complete = blocks[r] != null && blocks[r].isComplete();
-        if (p.filling() && !p.isPersisted(r) && !complete) {
+      boolean byReference = node.byReference(p.cacheId());
+      for (int r = 0; r < coverage.ranges(p.cacheId()); r++) {
+        boolean complete = coverage.complete(p.cacheId(), r);
+        // by reference, only the shard holds the values: it writes the segment and says so
+        if (p.filling() && !p.isPersisted(r) && (byReference || !complete)) {
           sharding
               .entityRefFor(ShardActor.ENTITY_KEY, ShardActor.entityId(p.cacheId(), r))
               .tell(ShardActor.Fill.INSTANCE);
         }
-        if (complete && !p.isPersisted(r)) {
-          writeSegment(p.cacheId(), blocks[r]);
+        if (!byReference && complete && !p.isPersisted(r)) {
+          writeSegment(p.cacheId(), coverage.block(p.cacheId(), r));
         }
       }
     }
@@ -252,12 +283,29 @@ public final class Coordinator
       String cacheId = BlockKey.cacheOf(c.key());
       int range = BlockKey.rangeOf(c.key());
       Block block = c.dataValue().block();
-      latest.get(cacheId)[range] = block;
+      coverage.block(cacheId, block);
       if (block.isComplete() && !state.progress(cacheId).isPersisted(range)) {
         writeSegment(cacheId, block);
       }
     }
     return Effect().none().thenNoReply();
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
+      onPresenceChanged(CoordinatorState state, PresenceChanged cmd) {
+    if (cmd.response() instanceof Replicator.Changed<PresenceData> c) {
+      coverage.presence(
+          PresenceKey.cacheOf(c.key()), PresenceKey.rangeOf(c.key()), c.dataValue().count());
+    }
+    return Effect().none().thenNoReply();
+  }
+
+  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
+      onRangeWritten(CoordinatorState state, RangeWritten cmd) {
+    if (state.progress(cmd.cacheId()).isPersisted(cmd.range())) {
+      return Effect().none().thenNoReply();
+    }
+    return Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
   }
 
   private void writeSegment(String cacheId, Block block) {
@@ -313,15 +361,28 @@ public final class Coordinator
           : Effect().none().thenNoReply();
     }
     Block block = cmd.block();
-    replicator.askUpdate(
-        r ->
-            new Replicator.Update<>(
-                BlockKey.of(cmd.cacheId(), cmd.range()),
-                BlockData.of(Block.empty(block.spec(), block.range())),
-                Replicator.writeLocal(),
-                r,
-                data -> data.with(block)),
-        ReplicaUpdated::new);
+    if (node.byReference(cmd.cacheId())) {
+      long[] words = block.presenceWords();
+      presence.askUpdate(
+          r ->
+              new Replicator.Update<>(
+                  PresenceKey.of(cmd.cacheId(), cmd.range()),
+                  PresenceData.empty(block.length()),
+                  Replicator.writeLocal(),
+                  r,
+                  p -> p.mergeData(new PresenceData(words))),
+          PresenceUpdated::new);
+    } else {
+      replicator.askUpdate(
+          r ->
+              new Replicator.Update<>(
+                  BlockKey.of(cmd.cacheId(), cmd.range()),
+                  BlockData.of(Block.empty(block.spec(), block.range())),
+                  Replicator.writeLocal(),
+                  r,
+                  data -> data.with(block)),
+          ReplicaUpdated::new);
+    }
     return persisted
         ? Effect().none().thenNoReply()
         : Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
@@ -331,15 +392,9 @@ public final class Coordinator
     java.util.List<CacheStatus> out = new java.util.ArrayList<>();
     for (CacheDefinition d : node.definitions()) {
       CacheProgress p = state.progress(d.cacheId());
-      Block[] blocks = latest.getOrDefault(d.cacheId(), new Block[0]);
-      long present = 0;
-      int complete = 0;
-      for (Block b : blocks) {
-        if (b != null) {
-          present += b.presentCount();
-          complete += b.isComplete() ? 1 : 0;
-        }
-      }
+      boolean known = coverage.knows(d.cacheId());
+      long present = known ? coverage.present(d.cacheId()) : 0;
+      int complete = known ? coverage.completeRanges(d.cacheId()) : 0;
       out.add(
           new CacheStatus(
               d.cacheId(),

@@ -40,6 +40,9 @@ public final class ReplicaPublisher extends AbstractBehavior<ReplicaPublisher.Co
     TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
     this.view = node.view();
     for (CacheDefinition d : node.definitions()) {
+      if (node.byReference(d.cacheId())) {
+        continue; // only presence is gossiped: lookups fetch values from the shards
+      }
       for (int r = 0; r < d.spec().rangeCount(); r++) {
         replicator.subscribe(BlockKey.of(d.cacheId(), r), Changed::new);
       }

@@ -3,6 +3,7 @@ package org.tensorcache.actors.shard;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -20,7 +21,10 @@ import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.PresenceData;
+import org.tensorcache.actors.cache.PresenceKey;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentFile;
@@ -66,6 +70,11 @@ public final class ShardActor {
 
   private record SegmentChecked(Block block) implements Internal {}
 
+  private record SegmentWritten(Throwable failure) implements Internal {}
+
+  private record PresenceUpdated(Replicator.UpdateResponse<PresenceData> response)
+      implements Internal {}
+
   private record GroupDone(int group, RunnerOutput output, Throwable failure) implements Internal {}
 
   /** Starts sharding of shard entities on the nodes with role {@code compute}. */
@@ -99,8 +108,12 @@ public final class ShardActor {
   private final int range;
   private final GroupPlan plan;
   private final Waiters waiters = new Waiters();
+  private final boolean byReference;
+  private final ReplicatorMessageAdapter<Command, PresenceData> presence;
   private Block current;
   private boolean busy;
+  private boolean writing;
+  private boolean written;
 
   private ShardActor(
       ActorContext<Command> ctx,
@@ -117,8 +130,16 @@ public final class ShardActor {
     this.key = BlockKey.of(cache.cacheId(), range);
     this.current = Block.empty(cache.spec(), range);
     this.plan = new GroupPlan(current.length(), cache.microBatch());
-    replicator.askGet(r -> new Replicator.Get<>(key, Replicator.readLocal(), r), Loaded::new);
-    replicator.subscribe(key, Changed::new);
+    this.byReference = node.byReference(cache.cacheId());
+    this.presence =
+        new ReplicatorMessageAdapter<>(
+            ctx, DistributedData.get(ctx.getSystem()).replicator(), Duration.ofSeconds(5));
+    if (byReference) {
+      ctx.getSelf().tell(new Loaded(null)); // no values in the replicas: only the segment has them
+    } else {
+      replicator.askGet(r -> new Replicator.Get<>(key, Replicator.readLocal(), r), Loaded::new);
+      replicator.subscribe(key, Changed::new);
+    }
   }
 
   /** Waits for the local replica's block before computing anything. */
@@ -134,7 +155,8 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onLoaded(Loaded loaded) {
-    if (loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
+    if (loaded.response() != null
+        && loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
       current.mergeInPlace(ok.dataValue().block());
     }
     if (current.isComplete()) {
@@ -173,17 +195,36 @@ public final class ShardActor {
     if (checked.block() != null) {
       Block block = checked.block();
       current.mergeInPlace(block);
-      replicator.askUpdate(
-          r ->
-              new Replicator.Update<>(
-                  key,
-                  BlockData.of(Block.empty(cache.spec(), range)),
-                  Replicator.writeLocal(),
-                  r,
-                  data -> data.with(block)),
-          Updated::new);
+      written = block.isComplete();
+      publish(block);
     }
     return stash.unstashAll(running());
+  }
+
+  /** Makes a part of the range known: its values by gossip, or only its presence by reference. */
+  private void publish(Block part) {
+    if (byReference) {
+      long[] words = part.presenceWords();
+      presence.askUpdate(
+          r ->
+              new Replicator.Update<>(
+                  PresenceKey.of(cache.cacheId(), range),
+                  PresenceData.empty(current.length()),
+                  Replicator.writeLocal(),
+                  r,
+                  p -> p.mergeData(new PresenceData(words))),
+          PresenceUpdated::new);
+      return;
+    }
+    replicator.askUpdate(
+        r ->
+            new Replicator.Update<>(
+                key,
+                BlockData.of(Block.empty(cache.spec(), range)),
+                new Replicator.WriteMajority(node.settings().writeTimeout()),
+                r,
+                data -> data.with(part)),
+        Updated::new);
   }
 
   /** Computes what is asked, one aligned micro-batch at a time on the compute dispatcher. */
@@ -194,10 +235,15 @@ public final class ShardActor {
         .onMessage(GroupDone.class, this::onGroupDone)
         .onMessage(Changed.class, this::onChanged)
         .onMessage(Updated.class, this::onUpdated)
+        .onMessage(PresenceUpdated.class, m -> Behaviors.same())
+        .onMessage(SegmentWritten.class, this::onSegmentWritten)
         .build();
   }
 
   private Behavior<Command> onFill() {
+    if (written) {
+      reportWritten(); // the coordinator may have missed it
+    }
     plan.fill();
     startNext();
     return Behaviors.same();
@@ -269,19 +315,54 @@ public final class ShardActor {
       }
       current.mergeInPlace(part);
       node.addComputed(out.size());
-      replicator.askUpdate(
-          r ->
-              new Replicator.Update<>(
-                  key,
-                  BlockData.of(Block.empty(cache.spec(), range)),
-                  new Replicator.WriteMajority(node.settings().writeTimeout()),
-                  r,
-                  data -> data.with(part)),
-          Updated::new);
+      publish(part);
+      writeIfComplete();
       waiters.answer(current);
     }
     startNext();
     return Behaviors.same();
+  }
+
+  /** By reference, the shard holds the only copy of the values: it writes the segment itself. */
+  private void writeIfComplete() {
+    if (!byReference || !current.isComplete() || writing || written) {
+      return;
+    }
+    writing = true;
+    Block snapshot = current.copy();
+    Path file = cache.segmentDir().resolve(SegmentStore.fileName(range));
+    CompletableFuture<Void> write =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                Files.createDirectories(file.getParent());
+                SegmentFile.write(file, snapshot, cache.fingerprint());
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            },
+            node.ioExecutor());
+    ctx.pipeToSelf(write, (ok, failure) -> new SegmentWritten(failure));
+  }
+
+  private Behavior<Command> onSegmentWritten(SegmentWritten done) {
+    writing = false;
+    if (done.failure() != null) {
+      ctx.getLog()
+          .error(
+              "segment of range {} of {} not written: {}",
+              range,
+              cache.cacheId(),
+              done.failure().toString());
+      return Behaviors.same();
+    }
+    written = true;
+    reportWritten();
+    return Behaviors.same();
+  }
+
+  private void reportWritten() {
+    Coordinator.init(ctx.getSystem()).tell(new Coordinator.RangeWritten(cache.cacheId(), range));
   }
 
   private Behavior<Command> onChanged(Changed changed) {

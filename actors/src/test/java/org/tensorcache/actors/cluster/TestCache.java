@@ -11,6 +11,7 @@ import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
+import org.tensorcache.model.runner.HiddenMeanRunner;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.runner.RunnerOutput;
@@ -33,9 +34,18 @@ final class TestCache {
   final AtomicLong computedExamples = new AtomicLong();
   volatile long extraNanosPerBatch;
   private final Path modelDir;
+  private final boolean vectors;
 
   TestCache(Path dir, int examples, int rangeSize) throws IOException {
+    this(dir, examples, rangeSize, false);
+  }
+
+  /**
+   * With {@code vectors}, the cache holds a hidden-state vector per example instead of log-probs.
+   */
+  TestCache(Path dir, int examples, int rangeSize, boolean vectors) throws IOException {
     this.dir = dir;
+    this.vectors = vectors;
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 5, examples);
     this.data = PreferenceDataset.load(dir.resolve("data.jsonl"));
     this.modelDir = dir.resolve("model");
@@ -59,7 +69,9 @@ final class TestCache {
   /** A runner over a freshly loaded copy of the model that counts the examples it computes. */
   ModelRunner newRunner() {
     try {
-      ReferenceLogprobRunner inner = new ReferenceLogprobRunner(TinyLm.load(modelDir), 64, 512);
+      TinyLm lm = TinyLm.load(modelDir);
+      ModelRunner inner =
+          vectors ? new HiddenMeanRunner(lm, 64, 512) : new ReferenceLogprobRunner(lm, 64, 512);
       return new CountingRunner(inner, computedExamples, extraNanosPerBatch);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -75,16 +87,23 @@ final class TestCache {
     return fingerprint.cacheId();
   }
 
-  /** Per field, all N values as one process computes them in aligned micro-batches. */
+  /**
+   * Per field, all N values ({@code n * width} floats) as one process computes them in aligned
+   * micro-batches.
+   */
   float[][] reference() {
-    float[][] values = new float[spec.fields().size()][(int) spec.n()];
+    float[][] values = new float[spec.fields().size()][];
+    for (int f = 0; f < values.length; f++) {
+      values[f] = new float[(int) spec.n() * spec.fields().get(f).width()];
+    }
     try (ModelRunner runner = newRunner()) {
       for (long from = 0; from < spec.n(); from += MICRO_BATCH) {
         List<PreferenceExample> group = data.slice(from, Math.min(spec.n(), from + MICRO_BATCH));
         RunnerOutput out = runner.run(group);
         for (int row = 0; row < out.size(); row++) {
           for (int f = 0; f < values.length; f++) {
-            values[f][(int) out.index(row)] = out.value(f, row)[0];
+            float[] v = out.value(f, row);
+            System.arraycopy(v, 0, values[f], (int) out.index(row) * v.length, v.length);
           }
         }
       }

@@ -24,20 +24,34 @@ final class TestCluster implements AutoCloseable {
   private final Path dataDir;
   private final List<CacheDefinition> caches;
 
+  private final String extraConfig;
+
   TestCluster(Path dataDir, List<CacheDefinition> caches) {
+    this(dataDir, caches, "");
+  }
+
+  /** With {@code extraConfig} (HOCON) on top of the test configuration of every node. */
+  TestCluster(Path dataDir, List<CacheDefinition> caches, String extraConfig) {
     this.dataDir = dataDir;
     this.caches = caches;
+    this.extraConfig = extraConfig;
   }
 
   static Config config(Path dataDir, String roles) {
-    return ConfigFactory.parseString(
-            "tensorcache.data-dir = \""
-                + dataDir.toAbsolutePath()
-                + "\"\n"
-                + "pekko.cluster.roles = ["
-                + roles
-                + "]\n")
-        .withFallback(ConfigFactory.parseResources("cluster-test.conf"))
+    return config(dataDir, roles, "");
+  }
+
+  static Config config(Path dataDir, String roles, String extra) {
+    return ConfigFactory.parseString(extra)
+        .withFallback(
+            ConfigFactory.parseString(
+                    "tensorcache.data-dir = \""
+                        + dataDir.toAbsolutePath()
+                        + "\"\n"
+                        + "pekko.cluster.roles = ["
+                        + roles
+                        + "]\n")
+                .withFallback(ConfigFactory.parseResources("cluster-test.conf")))
         .withFallback(ConfigFactory.parseResources("tensorcache-persistence-h2.conf"))
         .withFallback(ConfigFactory.defaultReference())
         .resolve();
@@ -45,7 +59,7 @@ final class TestCluster implements AutoCloseable {
 
   /** Starts a node with these roles and joins it to the first node (or itself). */
   ActorTestKit add(String roles) {
-    ActorTestKit kit = ActorTestKit.create("TensorCacheTest", config(dataDir, roles));
+    ActorTestKit kit = ActorTestKit.create("TensorCacheTest", config(dataDir, roles, extraConfig));
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     caches.forEach(node::register);
     ActorSystem<?> first = nodes.isEmpty() ? kit.system() : nodes.get(0).system();

@@ -1,0 +1,71 @@
+package org.tensorcache.actors.coordinator;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.store.block.Block;
+
+/**
+ * What the coordinator has seen of each range in the replicas: the block itself when its values are
+ * gossiped, or only how many of its examples are present when it is replicated by reference.
+ */
+final class Coverage {
+  private final Map<String, Block[]> blocks = new HashMap<>();
+  private final Map<String, int[]> present = new HashMap<>();
+  private final Map<String, int[]> lengths = new HashMap<>();
+
+  void add(CacheDefinition d) {
+    int ranges = d.spec().rangeCount();
+    blocks.put(d.cacheId(), new Block[ranges]);
+    present.put(d.cacheId(), new int[ranges]);
+    int[] length = new int[ranges];
+    for (int r = 0; r < ranges; r++) {
+      length[r] = d.spec().rangeLength(r);
+    }
+    lengths.put(d.cacheId(), length);
+  }
+
+  boolean knows(String cacheId) {
+    return blocks.containsKey(cacheId);
+  }
+
+  /** Records a gossiped block. */
+  void block(String cacheId, Block block) {
+    blocks.get(cacheId)[block.range()] = block;
+    present.get(cacheId)[block.range()] = block.presentCount();
+  }
+
+  /** Records the presence count of a range replicated by reference. */
+  void presence(String cacheId, int range, int count) {
+    present.get(cacheId)[range] = count;
+  }
+
+  /** The gossiped block of a range, or null. */
+  Block block(String cacheId, int range) {
+    return blocks.get(cacheId)[range];
+  }
+
+  boolean complete(String cacheId, int range) {
+    return present.get(cacheId)[range] == lengths.get(cacheId)[range];
+  }
+
+  int ranges(String cacheId) {
+    return lengths.get(cacheId).length;
+  }
+
+  long present(String cacheId) {
+    long sum = 0;
+    for (int p : present.get(cacheId)) {
+      sum += p;
+    }
+    return sum;
+  }
+
+  int completeRanges(String cacheId) {
+    int c = 0;
+    for (int r = 0; r < ranges(cacheId); r++) {
+      c += complete(cacheId, r) ? 1 : 0;
+    }
+    return c;
+  }
+}

@@ -1,0 +1,139 @@
+package org.tensorcache.actors.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.pattern.StatusReply;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.client.LookupFailedException;
+import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.lookup.LookupActor;
+
+/**
+ * Bad lookups, through the client and straight to the lookup actor, get an error naming the bad
+ * value, and change nothing the coordinator reports.
+ */
+class BadInputTest {
+  private static final int MAX_BATCH = 8;
+
+  @TempDir Path dir;
+  private ActorTestKit kit;
+
+  @Test
+  void badLookupsNameTheValueAndLeaveTheCacheUnchanged() throws Exception {
+    TestCache filled = new TestCache(dir.resolve("filled"), 128, 64);
+    TestCache slow = new TestCache(dir.resolve("slow"), 64, 64);
+    slow.extraNanosPerBatch = Duration.ofSeconds(2).toNanos();
+    kit =
+        ActorTestKit.create(
+            "BadInputTest",
+            ConfigFactory.parseString(
+                    "tensorcache.lookup.max-batch = "
+                        + MAX_BATCH
+                        + "\ntensorcache.lookup.timeout = 300ms")
+                .withFallback(TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\"")));
+    TensorCacheNode node = TensorCacheNode.get(kit.system());
+    node.register(filled.definition());
+    node.register(slow.definition());
+    ActorRef<Coordinator.Command> coordinator = node.start();
+    Cluster cluster = Cluster.get(kit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    fill(coordinator, filled.cacheId());
+    List<Coordinator.CacheStatus> before =
+        List.of(status(coordinator, filled), status(coordinator, slow));
+    assertEquals(0, before.get(1).present(), "nothing of the slow cache is computed yet");
+
+    TensorCacheClient client = TensorCacheClient.create(kit.system());
+    ActorRef<LookupActor.Command> lookup = kit.spawn(LookupActor.create());
+    String id = filled.cacheId();
+    String[][] cases = {
+      {id, "-1", "index -1 out of range [0, 128) for cache '" + id + "'"},
+      {id, "128", "index 128 out of range [0, 128) for cache '" + id + "'"},
+      {slow.cacheId(), "64", "index 64 out of range [0, 64) for cache '" + slow.cacheId() + "'"},
+      {"no-such-cache", "0", "unknown cache 'no-such-cache', expected one of "},
+      {id, "batch", "batch of 9 indices for cache '" + id + "' is over the maximum 8"},
+    };
+    for (String[] c : cases) {
+      long[] indices =
+          c[1].equals("batch") ? new long[MAX_BATCH + 1] : new long[] {3, Long.parseLong(c[1])};
+      var thrown = assertThrows(IllegalArgumentException.class, () -> client.lookup(c[0], indices));
+      assertTrue(thrown.getMessage().startsWith(c[2]), thrown.getMessage());
+      assertTrue(getBatchError(lookup, c[0], indices).startsWith(c[2]), c[2]);
+    }
+    assertEquals(before, List.of(status(coordinator, filled), status(coordinator, slow)));
+
+    String slowId = slow.cacheId();
+    String expected = "cache '" + slowId + "' failed: not computed within 300 ms";
+    String direct = getBatchError(lookup, slowId, new long[] {40});
+    assertTrue(direct.endsWith(expected), direct);
+    var late =
+        assertThrows(LookupFailedException.class, () -> client.lookup(slowId, new long[] {5}));
+    assertTrue(late.getMessage().endsWith(expected), late.getMessage());
+    assertEquals(before.get(0), status(coordinator, filled), "the filled cache is unchanged");
+  }
+
+  private String getBatchError(ActorRef<LookupActor.Command> lookup, String cacheId, long[] idx) {
+    TestProbe<StatusReply<LookupActor.Batch>> replies = kit.createTestProbe();
+    lookup.tell(new LookupActor.GetBatch(cacheId, idx, replies.ref()));
+    StatusReply<LookupActor.Batch> reply = replies.receiveMessage(Duration.ofSeconds(5));
+    assertTrue(reply.isError(), "an error expected for " + cacheId);
+    return reply.getError().getMessage();
+  }
+
+  private void fill(ActorRef<Coordinator.Command> coordinator, String cacheId) {
+    TestProbe<StatusReply<org.apache.pekko.Done>> acks = kit.createTestProbe();
+    acks.awaitAssert(
+        Duration.ofSeconds(20),
+        () -> {
+          coordinator.tell(new Coordinator.StartFill(cacheId, acks.ref()));
+          assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(3)));
+          return null;
+        });
+    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
+    statuses.awaitAssert(
+        Duration.ofSeconds(40),
+        Duration.ofMillis(300),
+        () -> {
+          coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
+          for (Coordinator.CacheStatus s :
+              statuses.receiveMessage(Duration.ofSeconds(5)).caches()) {
+            if (s.cacheId().equals(cacheId)) {
+              assertEquals(s.ranges(), s.persistedRanges(), s.toString());
+            }
+          }
+          return null;
+        });
+  }
+
+  private Coordinator.CacheStatus status(ActorRef<Coordinator.Command> coordinator, TestCache c) {
+    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
+    coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
+    for (Coordinator.CacheStatus s : statuses.receiveMessage(Duration.ofSeconds(5)).caches()) {
+      if (s.cacheId().equals(c.cacheId())) {
+        return s;
+      }
+    }
+    throw new AssertionError("no status of " + c.cacheId());
+  }
+
+  @AfterEach
+  void stop() {
+    if (kit != null) {
+      kit.shutdownTestKit();
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package org.tensorcache.actors.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.client.Batch;
+import org.tensorcache.actors.client.TensorCacheClient;
+
+/** Ranges too large to gossip: presence by gossip, values point to point and from segments. */
+class ByReferenceTest {
+  private static final String SMALL_BUDGET = "tensorcache.replication.gossip-budget = 4 KiB";
+
+  @TempDir Path dir;
+
+  @Test
+  void largeRangesAreServedPointToPointAndRestoredFromSegments() throws Exception {
+    TestCache cache = new TestCache(dir, 640, 128, true);
+    float[][] reference = cache.reference();
+    long[] all = new long[640];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = i;
+    }
+    Path nodeDir = dir.resolve("node");
+    try (TestCluster cluster =
+        new TestCluster(nodeDir, List.of(cache.definition()), SMALL_BUDGET)) {
+      cluster.add("\"compute\"");
+      ActorTestKit trainer = cluster.add("\"lookup\"");
+      cluster.awaitUp(Duration.ofSeconds(30));
+      assertTrue(TensorCacheNode.get(trainer.system()).byReference(cache.cacheId()));
+      ClusterFillTest.startFill(cluster, cache);
+      ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
+      trainer
+          .createTestProbe()
+          .awaitAssert(
+              Duration.ofSeconds(10),
+              () -> {
+                assertEquals(640, ClusterFillTest.status(cluster, cache).present());
+                return null;
+              });
+
+      TensorCacheClient client = TensorCacheClient.create(trainer.system());
+      Batch batch = ClusterFillTest.awaitBatch(trainer, client, cache.cacheId(), all);
+      assertArrayEquals(reference[0], batch.field("chosen_hidden_mean"));
+      for (ActorTestKit node : cluster.nodes) {
+        assertNull(
+            TensorCacheNode.get(node.system()).view().block(cache.cacheId(), 0),
+            "values of a range over the gossip budget must not be gossiped");
+      }
+    }
+    assertEquals(640, cache.computedExamples.getAndSet(0));
+
+    try (TestCluster cluster =
+        new TestCluster(nodeDir, List.of(cache.definition()), SMALL_BUDGET)) {
+      cluster.add("\"compute\"");
+      ActorTestKit trainer = cluster.add("\"lookup\"");
+      cluster.awaitUp(Duration.ofSeconds(30));
+      ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
+      TensorCacheClient client = TensorCacheClient.create(trainer.system());
+      Batch batch = ClusterFillTest.awaitBatch(trainer, client, cache.cacheId(), all);
+      assertArrayEquals(reference[0], batch.field("chosen_hidden_mean"));
+      assertEquals(0, cache.computedExamples.get(), "served from the segments, nothing recomputed");
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package org.tensorcache.actors.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.RecordComponent;
+import java.util.List;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.tensorcache.actors.cache.BlockData;
+import org.tensorcache.actors.cache.BlockDataSerializer;
+import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CoordinatorState;
+import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.serialization.KryoSerializer;
+import org.tensorcache.store.spec.CacheSpec;
+
+/**
+ * Every message, event and state of shards, lookups and the coordinator survives its serializer
+ * with equal content: Kryo for messages, the block codec for replicated blocks.
+ */
+class MessageSerializationTest {
+  private static final ActorTestKit testKit = ActorTestKit.create();
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  @Test
+  void everyMessageRoundTripsThroughKryoWithEqualContent() {
+    ActorRef<StatusReply<ShardActor.Computed>> computed =
+        testKit.<StatusReply<ShardActor.Computed>>createTestProbe().ref();
+    ActorRef<StatusReply<LookupActor.Batch>> batches =
+        testKit.<StatusReply<LookupActor.Batch>>createTestProbe().ref();
+    ActorRef<StatusReply<Done>> acks = testKit.<StatusReply<Done>>createTestProbe().ref();
+    ActorRef<Coordinator.Status> statuses = testKit.<Coordinator.Status>createTestProbe().ref();
+    long[] indices = {0, 17, 1L << 40, -1};
+    float[][] values = {{1f, Float.NEGATIVE_INFINITY, -0f, Float.NaN}, {2.5f, 3f, 4f, 5f}};
+    Coordinator.CacheStatus cache =
+        new Coordinator.CacheStatus("dpo-ref-ab12", 2000, 1536, 4, 3, 2, true);
+    CoordinatorState.CacheProgress progress =
+        new CoordinatorState.CacheProgress("dpo-ref-ab12", true, new long[] {0b1011, 1L << 63});
+    List<Object> messages =
+        List.of(
+            ShardActor.Fill.INSTANCE,
+            new ShardActor.Compute(indices, computed),
+            new ShardActor.Computed(indices, values),
+            new LookupActor.GetBatch("dpo-ref-ab12", indices, batches),
+            new LookupActor.Batch(indices, values),
+            new Coordinator.StartFill("dpo-ref-ab12", acks),
+            new Coordinator.GetStatus(statuses),
+            new Coordinator.Status(new Coordinator.CacheStatus[] {cache, cache}),
+            cache,
+            CoordinatorState.empty(),
+            new CoordinatorState(new CoordinatorState.CacheProgress[] {progress}),
+            progress,
+            new CoordinatorState.FillRequested("dpo-ref-ab12"),
+            new CoordinatorState.RangePersisted("dpo-ref-ab12", 65),
+            new CoordinatorState.RangeLost("dpo-ref-ab12", 3, "crc mismatch"));
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
+    for (Object message : messages) {
+      assertInstanceOf(
+          KryoSerializer.class, serialization.findSerializerFor(message), message::toString);
+      Object copy = testKit.serializationTestKit().verifySerialization(message, false);
+      assertSameContent(message, copy, message.getClass().getSimpleName());
+    }
+  }
+
+  @Test
+  void blocksAndDeltasRoundTripThroughTheBlockCodec() {
+    CacheSpec spec =
+        new CacheSpec("blocks", 300, List.of(FieldSpec.scalar("a"), FieldSpec.vector("v", 3)), 128);
+    Block block = Block.empty(spec, 2);
+    block.put(256, new float[][] {{-1.5f}, {1f, 2f, 3f}});
+    block.put(299, new float[][] {{Float.NEGATIVE_INFINITY}, {0f, -0f, 7f}});
+    Block part = Block.empty(spec, 2);
+    part.put(260, new float[][] {{4f}, {5f, 6f, 7f}});
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
+    for (Object data : List.of(BlockData.of(block).with(part), new BlockData.Delta(part))) {
+      assertInstanceOf(BlockDataSerializer.class, serialization.findSerializerFor(data));
+      Object copy = testKit.serializationTestKit().verifySerialization(data, true);
+      assertNotSame(data, copy);
+    }
+    BlockData copy = testKit.serializationTestKit().verifySerialization(BlockData.of(block), true);
+    assertEquals(2, copy.block().presentCount());
+    assertEquals(block, copy.block());
+  }
+
+  /** Records compared component by component, arrays element by element. */
+  private static void assertSameContent(Object expected, Object actual, String path) {
+    if (expected == null || actual == null) {
+      assertEquals(expected, actual, path);
+    } else if (expected.getClass().isArray()) {
+      assertEquals(expected.getClass(), actual.getClass(), path);
+      assertEquals(Array.getLength(expected), Array.getLength(actual), path + ".length");
+      for (int i = 0; i < Array.getLength(expected); i++) {
+        assertSameContent(Array.get(expected, i), Array.get(actual, i), path + "[" + i + "]");
+      }
+    } else if (expected.getClass().isRecord()) {
+      assertEquals(expected.getClass(), actual.getClass(), path);
+      for (RecordComponent c : expected.getClass().getRecordComponents()) {
+        try {
+          assertSameContent(
+              c.getAccessor().invoke(expected),
+              c.getAccessor().invoke(actual),
+              path + "." + c.getName());
+        } catch (ReflectiveOperationException e) {
+          throw new AssertionError(path + "." + c.getName(), e);
+        }
+      }
+    } else if (expected instanceof Float f) {
+      // bit for bit: -0 and NaN are values too
+      assertEquals(Float.floatToRawIntBits(f), Float.floatToRawIntBits((Float) actual), path);
+    } else {
+      assertEquals(expected, actual, path);
+    }
+  }
+}
