@@ -11,7 +11,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "tensorcache 0.1.0",
     description = "Computes, keeps and serves per-example tensors for ML training.",
-    subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      NodeCommand.class,
+      StatusCommand.class,
+      FillCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 

@@ -1,0 +1,63 @@
+package org.tensorcache.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** How a command reaches the cluster: seed nodes, own host, transport and journal profiles. */
+final class ClusterOptions {
+  /** The transport profile. */
+  enum Transport {
+    cluster,
+    aeron
+  }
+
+  /** The journal profile. */
+  enum Journal {
+    h2,
+    postgres
+  }
+
+  @Option(
+      names = "--seeds",
+      description = "Seed nodes as host:port,... (a node without seeds seeds itself).")
+  String seeds;
+
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description = "Address other members reach this one at (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(
+      names = "--profile",
+      defaultValue = "cluster",
+      description =
+          "Transport: cluster (Artery TCP) or aeron (Aeron UDP) (default: ${DEFAULT-VALUE}).")
+  Transport transport;
+
+  @Option(
+      names = "--journal",
+      defaultValue = "h2",
+      description =
+          "Journal: h2 (a file under --data-dir, shared by the nodes of one machine) or postgres"
+              + " (default: ${DEFAULT-VALUE}).")
+  Journal journal;
+
+  /** The seed nodes; {@code fallback} when none are given. */
+  List<HostPort> seeds(List<HostPort> fallback) {
+    List<HostPort> parsed = HostPort.parseList(seeds, "seed");
+    return parsed.isEmpty() ? fallback : parsed;
+  }
+
+  /** The configuration profiles, the first one winning: transport, cluster, journal. */
+  List<String> profiles() {
+    List<String> profiles = new ArrayList<>();
+    if (transport == Transport.aeron) {
+      profiles.add("aeron");
+    }
+    profiles.add("cluster");
+    profiles.add(journal.name());
+    return profiles;
+  }
+}

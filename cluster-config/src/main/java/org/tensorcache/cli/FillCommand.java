@@ -1,0 +1,66 @@
+package org.tensorcache.cli;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.tensorcache.actors.coordinator.Coordinator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Fills the job's cache: on the cluster (the coordinator drives the nodes; this command follows it
+ * until every range is persisted), or with {@code --local} in this process alone.
+ */
+@Command(
+    name = "fill",
+    mixinStandardHelpOptions = true,
+    description = "Fill the job's cache on the cluster, or with --local in this process.")
+final class FillCommand implements Callable<Integer> {
+
+  @Mixin JobOptions job;
+  @Mixin ClusterOptions cluster;
+
+  @Option(
+      names = "--local",
+      description = "Fill in this process alone, no cluster (the single-process reference).")
+  boolean local;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "30",
+      description = "Seconds to wait for the cluster and each answer (default: ${DEFAULT-VALUE}).")
+  int timeoutSeconds;
+
+  @Override
+  public Integer call() throws Exception {
+    Job prepared = job.prepare();
+    if (local) {
+      LocalFillRun.run(prepared);
+      return 0;
+    }
+    Duration timeout = Duration.ofSeconds(timeoutSeconds);
+    String cacheId = prepared.definition().cacheId();
+    try (ClientNode client =
+        ClientNode.join(
+            cluster, cluster.seeds(StatusCommand.DEFAULT_SEEDS), job.dataDir, timeout)) {
+      Coordinator.CacheStatus first =
+          ClusterFill.status(client.node().system(), client.node().coordinator(), cacheId);
+      long t0 = System.nanoTime();
+      Coordinator.CacheStatus last =
+          ClusterFill.run(client.node().system(), client.node().coordinator(), cacheId, true);
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      long computed = last.present() - first.present();
+      System.out.printf(
+          "filled %s: %d examples in %d ranges persisted; %d computed in %.1f s (%s examples/s),"
+              + " %d members%n",
+          cacheId,
+          last.examples(),
+          last.persistedRanges(),
+          computed,
+          seconds,
+          computed > 0 ? String.format("%.0f", computed / seconds) : "-",
+          client.members().size());
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,72 @@
+package org.tensorcache.cli;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.apache.pekko.cluster.Member;
+import org.tensorcache.actors.coordinator.Coordinator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Joins the cluster briefly and prints its members and the coverage of every cache. */
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description = "Print the cluster's members and each cache's coverage and persistence.")
+final class StatusCommand implements Callable<Integer> {
+  static final List<HostPort> DEFAULT_SEEDS = List.of(new HostPort("127.0.0.1", 25520));
+
+  // accepted so that one option line serves node, status and fill; status reads only --data-dir
+  @Mixin JobOptions job;
+  @Mixin ClusterOptions cluster;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "30",
+      description =
+          "Seconds to wait for the cluster and the coordinator (default: ${DEFAULT-VALUE}).")
+  int timeoutSeconds;
+
+  @Override
+  public Integer call() {
+    Duration timeout = Duration.ofSeconds(timeoutSeconds);
+    try (ClientNode client =
+        ClientNode.join(cluster, cluster.seeds(DEFAULT_SEEDS), job.dataDir, timeout)) {
+      Coordinator.Status status = client.status(timeout);
+      print(client.members(), status);
+    }
+    return 0;
+  }
+
+  static void print(List<Member> members, Coordinator.Status status) {
+    System.out.printf("members (%d)%n", members.size());
+    for (Member m : members) {
+      String roles =
+          m.getRoles().stream()
+              .filter(r -> !r.startsWith("dc-"))
+              .sorted()
+              .collect(Collectors.joining(","));
+      System.out.printf(
+          "  %-36s %-8s %s%n", m.address(), m.status(), roles.isEmpty() ? "-" : roles);
+    }
+    System.out.printf("caches (%d)%n", status.caches().length);
+    for (Coordinator.CacheStatus c : status.caches()) {
+      System.out.printf("  %s%n", describe(c));
+    }
+  }
+
+  static String describe(Coordinator.CacheStatus c) {
+    return String.format(
+        "%s  examples %d/%d present  ranges %d/%d complete, %d/%d persisted  %s",
+        c.cacheId(),
+        c.present(),
+        c.examples(),
+        c.completeRanges(),
+        c.ranges(),
+        c.persistedRanges(),
+        c.ranges(),
+        c.persistedRanges() == c.ranges() ? "done" : c.filling() ? "filling" : "idle");
+  }
+}

@@ -1,0 +1,60 @@
+package org.tensorcache.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class NodeOptionsTest {
+  @TempDir Path dir;
+
+  @Test
+  void badRolesSeedsAndPortsAreOneLineNamingTheValueAndNothingIsMade() {
+    assertError(
+        "unknown role 'gpu' in --roles, expected compute, lookup or trainer",
+        "node",
+        "--roles",
+        "compute,gpu");
+    assertError(
+        "seed '127.0.0.1' is not host:port, expected e.g. 127.0.0.1:25520",
+        "node",
+        "--seeds",
+        "127.0.0.1");
+    assertError(
+        "seed 'b:x' has no numeric port, expected e.g. 127.0.0.1:25520",
+        "node",
+        "--seeds",
+        "a:1,b:x");
+    assertError("seed 'a:0': port 0 out of range, expected 1..65535", "node", "--seeds", "a:0");
+    assertError("--port 70000 out of range, expected 1..65535", "node", "--port", "70000");
+    assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a bad option");
+  }
+
+  @Test
+  void profilesPutTheTransportFirstSoItWinsOverCluster() {
+    ClusterOptions options = new ClusterOptions();
+    new CommandLine(options).parseArgs("--profile", "aeron", "--journal", "postgres");
+    assertEquals(List.of("aeron", "cluster", "postgres"), options.profiles());
+    ClusterOptions defaults = new ClusterOptions();
+    new CommandLine(defaults).parseArgs();
+    assertEquals(List.of("cluster", "h2"), defaults.profiles());
+  }
+
+  private void assertError(String expected, String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine().setErr(new PrintWriter(err));
+    String[] withData = new String[args.length + 2];
+    System.arraycopy(args, 0, withData, 0, args.length);
+    withData[args.length] = "--data-dir";
+    withData[args.length + 1] = dir.resolve("data").toString();
+    assertEquals(1, cli.execute(withData), err::toString);
+    assertEquals("tensorcache node: " + expected + "\n", err.toString());
+  }
+}
