@@ -1,13 +1,8 @@
 package org.tensorcache.actors.coordinator;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.SortedSet;
-import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -27,6 +22,7 @@ import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 import org.tensorcache.actors.cache.BlockData;
@@ -34,6 +30,8 @@ import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.PresenceData;
 import org.tensorcache.actors.cache.PresenceKey;
+import org.tensorcache.actors.cache.ReplicaWriter;
+import org.tensorcache.actors.cache.SegmentIo;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.CoordinatorState.CacheProgress;
 import org.tensorcache.actors.coordinator.CoordinatorState.Event;
@@ -42,7 +40,6 @@ import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.block.Block;
-import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.serialization.KryoSerializable;
 
 /**
@@ -128,10 +125,10 @@ public final class Coordinator
   private final TimerScheduler<Command> timers;
   private final ReplicatorMessageAdapter<Command, BlockData> replicator;
   private final ReplicatorMessageAdapter<Command, PresenceData> presence;
+  private final ReplicaWriter<Command> writer;
   private final TensorCacheNode node;
   private final Coverage coverage = new Coverage();
   private final Set<String> writing = new HashSet<>();
-  private final Map<String, SegmentStore> stores = new HashMap<>();
 
   private Coordinator(
       ActorContext<Command> ctx,
@@ -143,6 +140,8 @@ public final class Coordinator
     this.timers = timers;
     this.replicator = replicator;
     this.presence = presence;
+    this.writer =
+        new ReplicaWriter<>(replicator, presence, ReplicaUpdated::new, PresenceUpdated::new);
     this.node = TensorCacheNode.get(ctx.getSystem());
   }
 
@@ -203,42 +202,14 @@ public final class Coordinator
 
   /** Reads every segment the journal or the directory knows of, checked, on the I/O dispatcher. */
   private void restore(CacheDefinition d, CacheProgress progress) {
-    SegmentStore store;
-    SortedSet<Integer> ranges = new TreeSet<>();
-    try {
-      store = SegmentStore.open(d.segmentDir(), d.spec(), d.fingerprint());
-      ranges.addAll(store.persistedRanges());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("cannot open segments of " + d.cacheId(), e);
-    }
-    stores.put(d.cacheId(), store);
-    for (int r = 0; r < d.spec().rangeCount(); r++) {
-      if (progress.isPersisted(r)) {
-        ranges.add(r);
-      }
-    }
-    for (int range : ranges) {
-      CompletableFuture<Block> read =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return store
-                      .read(range)
-                      .orElseThrow(
-                          () ->
-                              new IllegalStateException(
-                                  "segment of range " + range + " is missing"));
-                } catch (java.io.IOException e) {
-                  throw new java.io.UncheckedIOException(e);
-                }
-              },
-              node.ioExecutor());
-      ctx.pipeToSelf(read, (block, failure) -> new Restored(d.cacheId(), range, block, failure));
+    for (int range : SegmentIo.toRestore(d, progress::isPersisted)) {
+      ctx.pipeToSelf(
+          SegmentIo.read(d, range, node.ioExecutor()),
+          (block, failure) -> new Restored(d.cacheId(), range, block, failure));
     }
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
-      onStartFill(CoordinatorState state, StartFill cmd) {
+  private ReplyEffect<Event, CoordinatorState> onStartFill(CoordinatorState state, StartFill cmd) {
     try {
       node.definition(cmd.cacheId());
     } catch (IllegalArgumentException e) {
@@ -253,8 +224,7 @@ public final class Coordinator
         .thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState> onTick(
-      CoordinatorState state, Tick tick) {
+  private ReplyEffect<Event, CoordinatorState> onTick(CoordinatorState state, Tick tick) {
     ClusterSharding sharding = ClusterSharding.get(ctx.getSystem());
     for (CacheProgress p : state.caches()) {
       if (!coverage.knows(p.cacheId())) {
@@ -277,8 +247,8 @@ public final class Coordinator
     return Effect().none().thenNoReply();
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
-      onRangeChanged(CoordinatorState state, RangeChanged cmd) {
+  private ReplyEffect<Event, CoordinatorState> onRangeChanged(
+      CoordinatorState state, RangeChanged cmd) {
     if (cmd.response() instanceof Replicator.Changed<BlockData> c) {
       String cacheId = BlockKey.cacheOf(c.key());
       int range = BlockKey.rangeOf(c.key());
@@ -291,8 +261,8 @@ public final class Coordinator
     return Effect().none().thenNoReply();
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
-      onPresenceChanged(CoordinatorState state, PresenceChanged cmd) {
+  private ReplyEffect<Event, CoordinatorState> onPresenceChanged(
+      CoordinatorState state, PresenceChanged cmd) {
     if (cmd.response() instanceof Replicator.Changed<PresenceData> c) {
       coverage.presence(
           PresenceKey.cacheOf(c.key()), PresenceKey.rangeOf(c.key()), c.dataValue().count());
@@ -300,8 +270,8 @@ public final class Coordinator
     return Effect().none().thenNoReply();
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
-      onRangeWritten(CoordinatorState state, RangeWritten cmd) {
+  private ReplyEffect<Event, CoordinatorState> onRangeWritten(
+      CoordinatorState state, RangeWritten cmd) {
     if (state.progress(cmd.cacheId()).isPersisted(cmd.range())) {
       return Effect().none().thenNoReply();
     }
@@ -313,22 +283,13 @@ public final class Coordinator
     if (!writing.add(id)) {
       return;
     }
-    SegmentStore store = stores.get(cacheId);
-    CompletableFuture<Void> write =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                store.write(block);
-              } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-              }
-            },
-            node.ioExecutor());
-    ctx.pipeToSelf(write, (ok, failure) -> new SegmentWritten(cacheId, block.range(), failure));
+    ctx.pipeToSelf(
+        SegmentIo.write(node.definition(cacheId), block, node.ioExecutor()),
+        (ok, failure) -> new SegmentWritten(cacheId, block.range(), failure));
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
-      onSegmentWritten(CoordinatorState state, SegmentWritten cmd) {
+  private ReplyEffect<Event, CoordinatorState> onSegmentWritten(
+      CoordinatorState state, SegmentWritten cmd) {
     writing.remove(ShardActor.entityId(cmd.cacheId(), cmd.range()));
     if (cmd.failure() != null) {
       ctx.getLog()
@@ -342,11 +303,13 @@ public final class Coordinator
     return Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.ReplyEffect<Event, CoordinatorState>
-      onRestored(CoordinatorState state, Restored cmd) {
+  private ReplyEffect<Event, CoordinatorState> onRestored(CoordinatorState state, Restored cmd) {
     boolean persisted = state.progress(cmd.cacheId()).isPersisted(cmd.range());
-    if (cmd.failure() != null) {
-      Throwable cause = cmd.failure().getCause() != null ? cmd.failure().getCause() : cmd.failure();
+    if (cmd.failure() != null || cmd.block() == null) {
+      Throwable cause =
+          cmd.failure() == null
+              ? new IllegalStateException("segment of range " + cmd.range() + " is missing")
+              : cmd.failure().getCause() != null ? cmd.failure().getCause() : cmd.failure();
       ctx.getLog()
           .warn(
               "range {} of {} not restored, it will be computed again: {}",
@@ -360,51 +323,14 @@ public final class Coordinator
               .thenNoReply()
           : Effect().none().thenNoReply();
     }
-    Block block = cmd.block();
-    if (node.byReference(cmd.cacheId())) {
-      long[] words = block.presenceWords();
-      presence.askUpdate(
-          r ->
-              new Replicator.Update<>(
-                  PresenceKey.of(cmd.cacheId(), cmd.range()),
-                  PresenceData.empty(block.length()),
-                  Replicator.writeLocal(),
-                  r,
-                  p -> p.mergeData(new PresenceData(words))),
-          PresenceUpdated::new);
-    } else {
-      replicator.askUpdate(
-          r ->
-              new Replicator.Update<>(
-                  BlockKey.of(cmd.cacheId(), cmd.range()),
-                  BlockData.of(Block.empty(block.spec(), block.range())),
-                  Replicator.writeLocal(),
-                  r,
-                  data -> data.with(block)),
-          ReplicaUpdated::new);
-    }
+    writer.write(
+        cmd.cacheId(), cmd.block(), node.byReference(cmd.cacheId()), Replicator.writeLocal());
     return persisted
         ? Effect().none().thenNoReply()
         : Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
   }
 
   private Status status(CoordinatorState state) {
-    java.util.List<CacheStatus> out = new java.util.ArrayList<>();
-    for (CacheDefinition d : node.definitions()) {
-      CacheProgress p = state.progress(d.cacheId());
-      boolean known = coverage.knows(d.cacheId());
-      long present = known ? coverage.present(d.cacheId()) : 0;
-      int complete = known ? coverage.completeRanges(d.cacheId()) : 0;
-      out.add(
-          new CacheStatus(
-              d.cacheId(),
-              d.spec().n(),
-              present,
-              d.spec().rangeCount(),
-              complete,
-              p.persistedCount(),
-              p.filling()));
-    }
-    return new Status(out.toArray(CacheStatus[]::new));
+    return coverage.status(state, node.definitions());
   }
 }

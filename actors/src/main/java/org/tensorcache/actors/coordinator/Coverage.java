@@ -68,4 +68,23 @@ final class Coverage {
     }
     return c;
   }
+
+  /** Coverage and persistence of every cache, for {@link Coordinator.GetStatus}. */
+  Coordinator.Status status(CoordinatorState state, java.util.List<CacheDefinition> caches) {
+    java.util.List<Coordinator.CacheStatus> out = new java.util.ArrayList<>();
+    for (CacheDefinition d : caches) {
+      CoordinatorState.CacheProgress p = state.progress(d.cacheId());
+      boolean known = knows(d.cacheId());
+      out.add(
+          new Coordinator.CacheStatus(
+              d.cacheId(),
+              d.spec().n(),
+              known ? present(d.cacheId()) : 0,
+              d.spec().rangeCount(),
+              known ? completeRanges(d.cacheId()) : 0,
+              p.persistedCount(),
+              p.filling()));
+    }
+    return new Coordinator.Status(out.toArray(Coordinator.CacheStatus[]::new));
+  }
 }

@@ -1,8 +1,5 @@
 package org.tensorcache.actors.shard;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -22,13 +19,12 @@ import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.PresenceData;
-import org.tensorcache.actors.cache.PresenceKey;
+import org.tensorcache.actors.cache.ReplicaWriter;
+import org.tensorcache.actors.cache.SegmentIo;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
-import org.tensorcache.store.segment.SegmentFile;
-import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.serialization.KryoSerializable;
 
 /**
@@ -68,7 +64,7 @@ public final class ShardActor {
 
   private record Updated(Replicator.UpdateResponse<BlockData> response) implements Internal {}
 
-  private record SegmentChecked(Block block) implements Internal {}
+  private record SegmentChecked(Block block, Throwable failure) implements Internal {}
 
   private record SegmentWritten(Throwable failure) implements Internal {}
 
@@ -109,7 +105,7 @@ public final class ShardActor {
   private final GroupPlan plan;
   private final Waiters waiters = new Waiters();
   private final boolean byReference;
-  private final ReplicatorMessageAdapter<Command, PresenceData> presence;
+  private final ReplicaWriter<Command> writer;
   private Block current;
   private boolean busy;
   private boolean writing;
@@ -131,9 +127,13 @@ public final class ShardActor {
     this.current = Block.empty(cache.spec(), range);
     this.plan = new GroupPlan(current.length(), cache.microBatch());
     this.byReference = node.byReference(cache.cacheId());
-    this.presence =
-        new ReplicatorMessageAdapter<>(
-            ctx, DistributedData.get(ctx.getSystem()).replicator(), Duration.ofSeconds(5));
+    this.writer =
+        new ReplicaWriter<>(
+            replicator,
+            new ReplicatorMessageAdapter<>(
+                ctx, DistributedData.get(ctx.getSystem()).replicator(), Duration.ofSeconds(5)),
+            Updated::new,
+            PresenceUpdated::new);
     if (byReference) {
       ctx.getSelf().tell(new Loaded(null)); // no values in the replicas: only the segment has them
     } else {
@@ -144,8 +144,14 @@ public final class ShardActor {
 
   /** Waits for the local replica's block before computing anything. */
   private Behavior<Command> loading() {
+    return waitingFor(Loaded.class, this::onLoaded);
+  }
+
+  /** Stashes everything until a {@code type} message arrives. */
+  private <T extends Command> Behavior<Command> waitingFor(
+      Class<T> type, java.util.function.Function<T, Behavior<Command>> handler) {
     return Behaviors.receive(Command.class)
-        .onMessage(Loaded.class, this::onLoaded)
+        .onMessage(type, handler::apply)
         .onAnyMessage(
             m -> {
               stash.stash(m);
@@ -155,8 +161,7 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onLoaded(Loaded loaded) {
-    if (loaded.response() != null
-        && loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
+    if (loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
       current.mergeInPlace(ok.dataValue().block());
     }
     if (current.isComplete()) {
@@ -164,35 +169,19 @@ public final class ShardActor {
     }
     // a range persisted before a cold start may not be back in the replicas yet: never compute
     // what a verified segment already holds
-    Path file = cache.segmentDir().resolve(SegmentStore.fileName(range));
-    CompletableFuture<Block> read =
-        CompletableFuture.supplyAsync(() -> readSegment(file), node.ioExecutor());
-    ctx.pipeToSelf(read, (block, failure) -> new SegmentChecked(block));
-    return Behaviors.receive(Command.class)
-        .onMessage(SegmentChecked.class, this::onSegmentChecked)
-        .onAnyMessage(
-            m -> {
-              stash.stash(m);
-              return Behaviors.same();
-            })
-        .build();
-  }
-
-  private Block readSegment(Path file) {
-    if (!Files.exists(file)) {
-      return null;
-    }
-    try {
-      return SegmentFile.read(file, cache.spec(), cache.fingerprint(), range);
-    } catch (IOException | RuntimeException e) {
-      ctx.getLog()
-          .warn("segment of range {} of {} not used: {}", range, cache.cacheId(), e.getMessage());
-      return null;
-    }
+    ctx.pipeToSelf(SegmentIo.read(cache, range, node.ioExecutor()), SegmentChecked::new);
+    return waitingFor(SegmentChecked.class, this::onSegmentChecked);
   }
 
   private Behavior<Command> onSegmentChecked(SegmentChecked checked) {
-    if (checked.block() != null) {
+    if (checked.failure() != null) {
+      ctx.getLog()
+          .warn(
+              "segment of range {} of {} not used: {}",
+              range,
+              cache.cacheId(),
+              checked.failure().getMessage());
+    } else if (checked.block() != null) {
       Block block = checked.block();
       current.mergeInPlace(block);
       written = block.isComplete();
@@ -203,28 +192,11 @@ public final class ShardActor {
 
   /** Makes a part of the range known: its values by gossip, or only its presence by reference. */
   private void publish(Block part) {
-    if (byReference) {
-      long[] words = part.presenceWords();
-      presence.askUpdate(
-          r ->
-              new Replicator.Update<>(
-                  PresenceKey.of(cache.cacheId(), range),
-                  PresenceData.empty(current.length()),
-                  Replicator.writeLocal(),
-                  r,
-                  p -> p.mergeData(new PresenceData(words))),
-          PresenceUpdated::new);
-      return;
-    }
-    replicator.askUpdate(
-        r ->
-            new Replicator.Update<>(
-                key,
-                BlockData.of(Block.empty(cache.spec(), range)),
-                new Replicator.WriteMajority(node.settings().writeTimeout()),
-                r,
-                data -> data.with(part)),
-        Updated::new);
+    writer.write(
+        cache.cacheId(),
+        part,
+        byReference,
+        new Replicator.WriteMajority(node.settings().writeTimeout()));
   }
 
   /** Computes what is asked, one aligned micro-batch at a time on the compute dispatcher. */
@@ -329,20 +301,9 @@ public final class ShardActor {
       return;
     }
     writing = true;
-    Block snapshot = current.copy();
-    Path file = cache.segmentDir().resolve(SegmentStore.fileName(range));
-    CompletableFuture<Void> write =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                Files.createDirectories(file.getParent());
-                SegmentFile.write(file, snapshot, cache.fingerprint());
-              } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-              }
-            },
-            node.ioExecutor());
-    ctx.pipeToSelf(write, (ok, failure) -> new SegmentWritten(failure));
+    ctx.pipeToSelf(
+        SegmentIo.write(cache, current.copy(), node.ioExecutor()),
+        (ok, failure) -> new SegmentWritten(failure));
   }
 
   private Behavior<Command> onSegmentWritten(SegmentWritten done) {
