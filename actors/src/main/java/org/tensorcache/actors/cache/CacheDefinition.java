@@ -31,10 +31,7 @@ public record CacheDefinition(
               + "' expects "
               + spec.n());
     }
-    if (!fingerprint.cacheName().equals(spec.name())) {
-      throw new IllegalArgumentException(
-          "fingerprint of cache '" + fingerprint.cacheName() + "' given for '" + spec.name() + "'");
-    }
+    fingerprint.checkBelongsTo(spec);
     if (microBatch < 1 || spec.rangeSize() % microBatch != 0) {
       throw new IllegalArgumentException(
           "micro-batch "

@@ -57,7 +57,7 @@ public final class CacheExport {
   public static void write(
       Path file, CacheSpec spec, Fingerprint fingerprint, Collection<Block> blocks)
       throws IOException {
-    checkNames(spec, fingerprint);
+    fingerprint.checkBelongsTo(spec);
     Block[] byRange = new Block[spec.rangeCount()];
     for (Block b : blocks) {
       if (!b.spec().equals(spec)) {
@@ -117,7 +117,7 @@ public final class CacheExport {
    */
   public static List<Block> read(Path file, CacheSpec spec, Fingerprint expected)
       throws IOException {
-    checkNames(spec, expected);
+    expected.checkBelongsTo(spec);
     List<TensorInfo> tensors = tensors(spec);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = ch.size();
@@ -224,17 +224,6 @@ public final class CacheExport {
       return JSON.writeValueAsString(fields);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot encode the fields of cache '" + spec.name() + "'", e);
-    }
-  }
-
-  private static void checkNames(CacheSpec spec, Fingerprint fingerprint) {
-    if (!spec.name().equals(fingerprint.cacheName())) {
-      throw new IllegalArgumentException(
-          "fingerprint of cache '"
-              + fingerprint.cacheName()
-              + "' used for cache '"
-              + spec.name()
-              + "', expected the same name");
     }
   }
 }

@@ -45,7 +45,7 @@ public final class SegmentFile {
   /** Atomically writes {@code block} to {@code file}, tagged with {@code fingerprint}. */
   public static void write(Path file, Block block, Fingerprint fingerprint) throws IOException {
     CacheSpec spec = block.spec();
-    checkNames(spec, fingerprint);
+    fingerprint.checkBelongsTo(spec);
     List<TensorInfo> tensors = tensors(spec, block.range());
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("format", FORMAT);
@@ -86,7 +86,7 @@ public final class SegmentFile {
    */
   public static Block read(Path file, CacheSpec spec, Fingerprint expected, int range)
       throws IOException {
-    checkNames(spec, expected);
+    expected.checkBelongsTo(spec);
     List<TensorInfo> tensors = tensors(spec, range);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = ch.size();
@@ -165,16 +165,5 @@ public final class SegmentFile {
       words[i >>> 3] |= (packed[i] & 0xffL) << ((i & 7) << 3);
     }
     return words;
-  }
-
-  private static void checkNames(CacheSpec spec, Fingerprint fingerprint) {
-    if (!spec.name().equals(fingerprint.cacheName())) {
-      throw new IllegalArgumentException(
-          "fingerprint of cache '"
-              + fingerprint.cacheName()
-              + "' used for cache '"
-              + spec.name()
-              + "', expected the same name");
-    }
   }
 }

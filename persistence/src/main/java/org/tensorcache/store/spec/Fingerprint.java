@@ -96,4 +96,16 @@ public record Fingerprint(String cacheName, String hex) {
     out.writeInt(b.length);
     out.write(b);
   }
+
+  /** Throws unless this fingerprint is of a cache named as {@code spec} is. */
+  public void checkBelongsTo(CacheSpec spec) {
+    if (!spec.name().equals(cacheName)) {
+      throw new IllegalArgumentException(
+          "fingerprint of cache '"
+              + cacheName
+              + "' used for cache '"
+              + spec.name()
+              + "', expected the same name");
+    }
+  }
 }
