@@ -20,8 +20,20 @@ public record CacheDefinition(
     Path segmentDir,
     int microBatch) {
 
+  /**
+   * Most ranges a cache may have: each is a Distributed Data key, and Distributed Data is meant for
+   * well under 100,000 of them (it gossips and hands joining nodes the full set).
+   */
+  public static final int MAX_RANGES = 50_000;
+
   /** Checks that the parts belong together. */
   public CacheDefinition {
+    if (spec.rangeCount() > MAX_RANGES) {
+      throw new IllegalArgumentException(
+          String.format(
+              "cache '%s' has %d ranges, more than %d: raise the range size %d",
+              spec.name(), spec.rangeCount(), MAX_RANGES, spec.rangeSize()));
+    }
     if (data.size() != spec.n()) {
       throw new IllegalArgumentException(
           "data set has "
