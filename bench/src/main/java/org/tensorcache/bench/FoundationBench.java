@@ -17,7 +17,8 @@ public final class FoundationBench {
   private FoundationBench() {}
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only runner|segments] [--out FILE] [--work DIR]}.
+   * Usage: {@code FoundationBench [--quick] [--only runner|segments|cluster] [--out FILE] [--work
+   * DIR]}.
    */
   public static void main(String[] args) throws Exception {
     boolean quick = false;
@@ -34,7 +35,7 @@ public final class FoundationBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only runner|segments, --out FILE or --work DIR");
+                    + "', expected --quick, --only runner|segments|cluster, --out FILE or --work DIR");
       }
     }
     Files.createDirectories(work);
@@ -52,6 +53,21 @@ public final class FoundationBench {
       results.put("segments", SegmentBench.run(work.resolve("segments"), quick));
     }
 
+    if (only == null || !only.equals("cluster")) {
+      write(out, results);
+    }
+    if (only == null || only.equals("cluster")) {
+      System.out.println("== embedded cluster next to its references ==");
+      Map<String, Object> cluster = new LinkedHashMap<>();
+      cluster.put("benchmark", "cluster");
+      cluster.put("when", results.get("when"));
+      cluster.put("machine", results.get("machine"));
+      cluster.put("cluster", ClusterBench.run(work, quick));
+      write(out.resolveSibling("cluster.json"), cluster);
+    }
+  }
+
+  private static void write(Path out, Map<String, Object> results) throws java.io.IOException {
     Files.createDirectories(out.toAbsolutePath().getParent());
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), results);
     System.out.println("written " + out);

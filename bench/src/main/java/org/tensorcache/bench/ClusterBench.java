@@ -1,0 +1,110 @@
+package org.tensorcache.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.SyntheticPreferences;
+import org.tensorcache.model.lm.LmConfig;
+import org.tensorcache.model.lm.TinyLm;
+import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.ReferenceLogprobRunner;
+import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.model.text.ByteTokenizer;
+import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.store.spec.FingerprintInputs;
+
+/**
+ * The embedded cluster next to its references, each in the same run: fill throughput next to a bare
+ * loop over the runner, lookups from the near replica next to a gather from plain arrays, and a DPO
+ * step with cached reference log-probs next to one that computes them.
+ */
+final class ClusterBench {
+  private static final int MICRO_BATCH = 64;
+
+  private ClusterBench() {}
+
+  static Map<String, Object> run(Path work, boolean quick) throws Exception {
+    int n = quick ? 5_000 : 20_000;
+    Path dir = Files2.fresh(work.resolve("cluster"));
+    SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, n);
+    PreferenceDataset data = PreferenceDataset.load(dir.resolve("data.jsonl"));
+    Path modelDir = dir.resolve("model");
+    try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7))) {
+      lm.save(modelDir);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+
+    double bare;
+    CacheSpec spec;
+    Fingerprint fp;
+    try (ModelRunner runner = runner(modelDir)) {
+      spec = new CacheSpec("bench-ref", n, runner.fields(), 1024);
+      fp =
+          Fingerprint.of(
+              new FingerprintInputs(
+                  runner.id(),
+                  runner.version(),
+                  runner.weightsDigest(),
+                  data.digest(),
+                  runner.parameters(),
+                  spec));
+      runner.run(data.slice(0, MICRO_BATCH)); // warm-up, as the node's first batches are
+      long t0 = System.nanoTime();
+      for (long from = 0; from < n; from += MICRO_BATCH) {
+        RunnerOutput o = runner.run(data.slice(from, Math.min(n, from + MICRO_BATCH)));
+        if (o.size() == 0) {
+          throw new IllegalStateException("empty output");
+        }
+      }
+      bare = n / ((System.nanoTime() - t0) / 1e9);
+    }
+    CacheDefinition definition =
+        new CacheDefinition(
+            spec, fp, data, () -> runner(modelDir), dir.resolve("segments"), MICRO_BATCH);
+    NodeLauncher.Node node =
+        NodeLauncher.startLocal(dir.resolve("node"), List.of(definition), Duration.ofMinutes(2));
+    try {
+      double fill = Fill.run(node, fp.cacheId());
+      double fillRate = n / fill;
+      System.out.printf(
+          "fill: node %.0f examples/s, bare runner loop %.0f examples/s, ratio %.2f (target >= 0.95)%n",
+          fillRate, bare, fillRate / bare);
+      out.put("fill_examples_per_s", Math.round(fillRate));
+      out.put("bare_runner_examples_per_s", Math.round(bare));
+      out.put("fill_ratio", Math.round(fillRate / bare * 100) / 100.0);
+
+      TensorCacheClient client = TensorCacheClient.create(node.system());
+      out.put("lookup", LookupBench.run(client, fp.cacheId(), n, quick));
+      out.put("dpo", DpoBench.run(client, fp.cacheId(), data, modelDir, quick));
+    } finally {
+      NodeLauncher.stop(node.system());
+    }
+    return out;
+  }
+
+  static ModelRunner runner(Path modelDir) {
+    try {
+      return new ReferenceLogprobRunner(TinyLm.load(modelDir), MICRO_BATCH, 512);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The examples of {@code indices}. */
+  static List<PreferenceExample> examples(PreferenceDataset data, long[] indices) {
+    List<PreferenceExample> batch = new ArrayList<>(indices.length);
+    for (long i : indices) {
+      batch.add(data.get(i));
+    }
+    return batch;
+  }
+}

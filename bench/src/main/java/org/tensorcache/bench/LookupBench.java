@@ -1,0 +1,86 @@
+package org.tensorcache.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.tensorcache.actors.client.Batch;
+import org.tensorcache.actors.client.TensorCacheClient;
+
+/**
+ * A trainer's lookup of B random indices from the warm near replica, next to gathering the same
+ * indices from two plain {@code float[]} in the same JVM (the physical limit), interleaved.
+ */
+final class LookupBench {
+  private LookupBench() {}
+
+  static List<Map<String, Object>> run(
+      TensorCacheClient client, String cacheId, int n, boolean quick) {
+    long[] all = new long[n];
+    for (int i = 0; i < n; i++) {
+      all[i] = i;
+    }
+    Batch everything = client.lookup(cacheId, all);
+    float[] chosen = everything.field("chosen_logp");
+    float[] rejected = everything.field("rejected_logp");
+    List<Map<String, Object>> rows = new ArrayList<>();
+    System.out.printf(
+        "%6s %12s %12s %12s %12s %9s%n",
+        "B", "cache p50us", "cache p99us", "array p50us", "array p99us", "p50 ratio");
+    for (int b : new int[] {32, 256, 4096}) {
+      int rounds = (quick ? 2_000 : 10_000) * 32 / Math.max(32, b / 8);
+      SplittableRandom random = new SplittableRandom(b);
+      long[] cache = new long[rounds];
+      long[] array = new long[rounds];
+      long[] indices = new long[b];
+      float[] outChosen = new float[b];
+      float[] outRejected = new float[b];
+      double sink = 0;
+      for (int round = -rounds / 4; round < rounds; round++) {
+        for (int i = 0; i < b; i++) {
+          indices[i] = random.nextInt(n);
+        }
+        long t0 = System.nanoTime();
+        Batch batch = client.lookup(cacheId, indices);
+        long t1 = System.nanoTime();
+        for (int i = 0; i < b; i++) {
+          int at = (int) indices[i];
+          outChosen[i] = chosen[at];
+          outRejected[i] = rejected[at];
+        }
+        long t2 = System.nanoTime();
+        sink += batch.values()[0][b - 1] + outChosen[b - 1] + outRejected[0];
+        if (round >= 0) { // the first quarter warms the JIT up
+          cache[round] = t1 - t0;
+          array[round] = t2 - t1;
+        }
+      }
+      Arrays.sort(cache);
+      Arrays.sort(array);
+      double c50 = cache[rounds / 2] / 1e3;
+      double c99 = cache[(int) (rounds * 0.99)] / 1e3;
+      double a50 = array[rounds / 2] / 1e3;
+      double a99 = array[(int) (rounds * 0.99)] / 1e3;
+      System.out.printf(
+          "%6d %12.2f %12.2f %12.2f %12.2f %9.1f%s%n",
+          b, c50, c99, a50, a99, c50 / a50, b == 256 ? "  (target <= 3 at B=256)" : "");
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("batch", b);
+      row.put("rounds", rounds);
+      row.put("cache_p50_us", round2(c50));
+      row.put("cache_p99_us", round2(c99));
+      row.put("array_p50_us", round2(a50));
+      row.put("array_p99_us", round2(a99));
+      row.put("p50_ratio", round2(c50 / a50));
+      row.put("checksum", sink);
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  static double round2(double x) {
+    return Math.round(x * 100) / 100.0;
+  }
+}
