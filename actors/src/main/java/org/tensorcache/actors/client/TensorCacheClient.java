@@ -64,9 +64,13 @@ public final class TensorCacheClient {
 
   /** The values of {@code indices}, blocking until every one is there or the lookup fails. */
   public Batch lookup(String cacheId, long[] indices) {
+    Local local = gather(cacheId, indices);
+    if (local.missingCount() == 0) {
+      return local.batch(); // the common case: a memory gather on this thread, no future
+    }
     Duration timeout = node.settings().lookupTimeout().plusSeconds(1);
     try {
-      return lookupAsync(cacheId, indices)
+      return fetchMissing(cacheId, local)
           .toCompletableFuture()
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -86,6 +90,16 @@ public final class TensorCacheClient {
 
   /** The values of {@code indices}; completes exceptionally with the reason when it cannot. */
   public CompletionStage<Batch> lookupAsync(String cacheId, long[] indices) {
+    Local local = gather(cacheId, indices);
+    return local.missingCount() == 0
+        ? CompletableFuture.completedFuture(local.batch())
+        : fetchMissing(cacheId, local);
+  }
+
+  /** What the local replica holds of a request; {@code missing} lists the other positions. */
+  private record Local(Batch batch, int[] missing, int missingCount) {}
+
+  private Local gather(String cacheId, long[] indices) {
     CacheSpec spec = view.spec(cacheId);
     BatchRequest.check(cacheId, spec, indices, node.settings());
     float[][] values = new float[spec.fields().size()][];
@@ -94,12 +108,15 @@ public final class TensorCacheClient {
     }
     int[] missing = new int[indices.length];
     int count = view.gather(cacheId, indices, values, missing);
-    if (count == 0) {
-      return CompletableFuture.completedFuture(new Batch(spec, indices, values));
-    }
-    long[] wanted = new long[count];
-    for (int m = 0; m < count; m++) {
-      wanted[m] = indices[missing[m]];
+    return new Local(new Batch(spec, indices, values), missing, count);
+  }
+
+  /** Asks the cluster for the missing positions and fills them into the batch. */
+  private CompletionStage<Batch> fetchMissing(String cacheId, Local local) {
+    Batch batch = local.batch();
+    long[] wanted = new long[local.missingCount()];
+    for (int m = 0; m < wanted.length; m++) {
+      wanted[m] = batch.indices()[local.missing()[m]];
     }
     return AskPattern.<LookupActor.Command, LookupActor.Batch>askWithStatus(
             lookup,
@@ -111,14 +128,18 @@ public final class TensorCacheClient {
               if (failure != null) {
                 throw new LookupFailedException(failure.getMessage(), failure);
               }
-              for (int f = 0; f < values.length; f++) {
-                int width = spec.fields().get(f).width();
-                for (int m = 0; m < count; m++) {
+              for (int f = 0; f < batch.values().length; f++) {
+                int width = batch.spec().fields().get(f).width();
+                for (int m = 0; m < wanted.length; m++) {
                   System.arraycopy(
-                      computed.values()[f], m * width, values[f], missing[m] * width, width);
+                      computed.values()[f],
+                      m * width,
+                      batch.values()[f],
+                      local.missing()[m] * width,
+                      width);
                 }
               }
-              return new Batch(spec, indices, values);
+              return batch;
             });
   }
 }

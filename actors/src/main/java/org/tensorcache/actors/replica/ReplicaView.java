@@ -14,11 +14,20 @@ import org.tensorcache.store.spec.CacheSpec;
 public final class ReplicaView {
   private final Map<String, Entry> caches = new ConcurrentHashMap<>();
 
-  private record Entry(CacheSpec spec, AtomicReferenceArray<Block> blocks) {}
+  /** {@code shift} is log2 of the range size when it is a power of two, else -1. */
+  private record Entry(CacheSpec spec, AtomicReferenceArray<Block> blocks, int shift) {
+    int rangeOf(long index) {
+      // a 64-bit division costs more than the rest of a gather: shift where we can
+      return shift >= 0 ? (int) (index >>> shift) : (int) (index / spec.rangeSize());
+    }
+  }
 
   /** Adds an empty view of a cache. */
   public void register(CacheSpec spec, String cacheId) {
-    caches.putIfAbsent(cacheId, new Entry(spec, new AtomicReferenceArray<>(spec.rangeCount())));
+    int size = spec.rangeSize();
+    int shift = Integer.bitCount(size) == 1 ? Integer.numberOfTrailingZeros(size) : -1;
+    caches.putIfAbsent(
+        cacheId, new Entry(spec, new AtomicReferenceArray<>(spec.rangeCount()), shift));
   }
 
   /** Publishes {@code block} as the current view of its range; the caller must not mutate it. */
@@ -43,27 +52,16 @@ public final class ReplicaView {
    */
   public int gather(String cacheId, long[] indices, float[][] out, int[] missing) {
     Entry e = entry(cacheId);
-    CacheSpec spec = e.spec;
-    int fields = spec.fields().size();
-    int[] widths = new int[fields];
-    for (int f = 0; f < fields; f++) {
-      widths[f] = spec.fields().get(f).width();
-    }
-    int rangeSize = spec.rangeSize();
     int missingCount = 0;
     Block block = null;
     for (int i = 0; i < indices.length; i++) {
       long index = indices[i];
-      int range = (int) (index / rangeSize);
+      int range = e.rangeOf(index);
       if (block == null || block.range() != range) {
         block = e.blocks.get(range);
       }
-      if (block == null || !block.isPresent(index)) {
+      if (block == null || !block.gather(index, out, i)) {
         missing[missingCount++] = i;
-        continue;
-      }
-      for (int f = 0; f < fields; f++) {
-        block.copyValues(f, index, out[f], i * widths[f]);
       }
     }
     return missingCount;

@@ -25,6 +25,7 @@ public final class Block {
   private final int length;
   private final float[][] values;
   private final long[] present;
+  private final int[] widths;
   private int presentCount;
 
   private Block(CacheSpec spec, int range) {
@@ -32,6 +33,7 @@ public final class Block {
     this.range = range;
     this.start = spec.rangeStart(range);
     this.length = spec.rangeLength(range);
+    this.widths = widths(spec);
     this.values = new float[spec.fields().size()][];
     for (int f = 0; f < values.length; f++) {
       values[f] = new float[length * spec.fields().get(f).width()];
@@ -45,6 +47,7 @@ public final class Block {
     this.range = range;
     this.start = spec.rangeStart(range);
     this.length = spec.rangeLength(range);
+    this.widths = widths(spec);
     this.values = values;
     this.present = present;
     recount();
@@ -55,6 +58,7 @@ public final class Block {
     this.range = src.range;
     this.start = src.start;
     this.length = src.length;
+    this.widths = src.widths;
     this.values = new float[src.values.length][];
     for (int f = 0; f < values.length; f++) {
       values[f] = src.values[f].clone();
@@ -172,8 +176,29 @@ public final class Block {
               + spec.name()
               + "'");
     }
-    int width = spec.fields().get(field).width();
+    int width = widths[field];
     System.arraycopy(values[field], i * width, dst, dstOff, width);
+  }
+
+  /**
+   * The lookup path: copies every field of example {@code index} into {@code out[f]} at {@code
+   * position * width} and returns true when it is present; returns false, copying nothing, when it
+   * is not. No allocation, no exception for a missing example.
+   */
+  public boolean gather(long index, float[][] out, int position) {
+    int i = local(index);
+    if ((present[i >>> 6] & (1L << i)) == 0) {
+      return false;
+    }
+    for (int f = 0; f < values.length; f++) {
+      int w = widths[f];
+      if (w == 1) {
+        out[f][position] = values[f][i];
+      } else {
+        System.arraycopy(values[f], i * w, out[f], position * w, w);
+      }
+    }
+    return true;
   }
 
   /** Number of present examples. */
@@ -278,6 +303,14 @@ public final class Block {
 
   static int words(int bits) {
     return (bits + 63) >>> 6;
+  }
+
+  private static int[] widths(CacheSpec spec) {
+    int[] w = new int[spec.fields().size()];
+    for (int f = 0; f < w.length; f++) {
+      w[f] = spec.fields().get(f).width();
+    }
+    return w;
   }
 
   private boolean bit(int i) {
