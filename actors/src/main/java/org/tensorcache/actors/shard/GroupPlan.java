@@ -49,17 +49,17 @@ final class GroupPlan {
     failed[group] = true;
   }
 
-  /** The next group to compute, or -1 when there is nothing to do. */
-  int next(Block current) {
+  /** The next group to compute that is not {@code busy}, or -1 when there is nothing to do. */
+  int next(Block current, java.util.function.IntPredicate busy) {
     while (!priority.isEmpty()) {
       int g = priority.poll();
-      if (!complete(g, current)) {
+      if (!busy.test(g) && !complete(g, current)) {
         return g;
       }
     }
     if (fill) {
       for (int g = 0; g < failed.length; g++) {
-        if (!failed[g] && !complete(g, current)) {
+        if (!failed[g] && !busy.test(g) && !complete(g, current)) {
           return g;
         }
       }

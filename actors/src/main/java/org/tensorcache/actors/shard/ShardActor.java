@@ -56,6 +56,8 @@ public final class ShardActor {
   /** The values of {@link Compute#indices}: per field, {@code indices.length * width} floats. */
   public record Computed(long[] indices, float[][] values) implements KryoSerializable {}
 
+  private static final int PIPELINE = 2;
+
   private interface Internal extends Command {}
 
   private record Loaded(Replicator.GetResponse<BlockData> response) implements Internal {}
@@ -107,7 +109,7 @@ public final class ShardActor {
   private final boolean byReference;
   private final ReplicaWriter<Command> writer;
   private Block current;
-  private boolean busy;
+  private final java.util.Set<Integer> inFlight = new java.util.HashSet<>();
   private boolean writing;
   private boolean written;
 
@@ -245,25 +247,28 @@ public final class ShardActor {
     return Behaviors.same();
   }
 
+  /**
+   * Keeps up to {@link #PIPELINE} micro-batches queued on the compute dispatcher, so that the
+   * device never waits while this actor merges and replicates the previous result.
+   */
   private void startNext() {
-    if (busy) {
-      return;
+    while (inFlight.size() < PIPELINE) {
+      int group = plan.next(current, inFlight::contains);
+      if (group < 0) {
+        return;
+      }
+      inFlight.add(group);
+      var examples = cache.data().slice(plan.from(group, current), plan.to(group, current));
+      String cacheId = cache.cacheId();
+      CompletableFuture<RunnerOutput> work =
+          CompletableFuture.supplyAsync(
+              () -> node.runner(cacheId).run(examples), node.computeExecutor());
+      ctx.pipeToSelf(work, (out, failure) -> new GroupDone(group, out, failure));
     }
-    int group = plan.next(current);
-    if (group < 0) {
-      return;
-    }
-    busy = true;
-    var examples = cache.data().slice(plan.from(group, current), plan.to(group, current));
-    String cacheId = cache.cacheId();
-    CompletableFuture<RunnerOutput> work =
-        CompletableFuture.supplyAsync(
-            () -> node.runner(cacheId).run(examples), node.computeExecutor());
-    ctx.pipeToSelf(work, (out, failure) -> new GroupDone(group, out, failure));
   }
 
   private Behavior<Command> onGroupDone(GroupDone done) {
-    busy = false;
+    inFlight.remove(done.group());
     if (done.failure() != null) {
       Throwable cause =
           done.failure() instanceof java.util.concurrent.CompletionException c
