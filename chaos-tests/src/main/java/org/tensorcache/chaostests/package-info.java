@@ -1,2 +1,2 @@
-/** Fault injection against real TensorCache node processes. */
+/** Fault injection against real TensorCache node processes, with every guarantee checked. */
 package org.tensorcache.chaostests;

@@ -292,6 +292,15 @@ public final class ShardActor {
       }
       current.mergeInPlace(part);
       node.addComputed(out.size());
+      // one line per micro-batch, at DEBUG: what fault-injection tests count to prove that no
+      // persisted work is computed again
+      ctx.getLog()
+          .debug(
+              "computed range {} group {} ({} examples) of {}",
+              range,
+              done.group(),
+              out.size(),
+              cache.cacheId());
       publish(part);
       writeIfComplete();
       waiters.answer(current);

@@ -1,0 +1,130 @@
+package org.tensorcache.chaostests;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The node processes of one chaos run, started through {@code ./tensorcache node} on loopback with
+ * the PostgreSQL journal and one shared data directory; every process it starts is killed by {@link
+ * #close()} or, failing that, by a JVM shutdown hook.
+ */
+final class ChaosCluster implements AutoCloseable {
+  /** Only compute nodes host the coordinator, so the lookup member of the test JVM never does. */
+  static final String SINGLETON_ROLE = "compute";
+
+  private final Path launcher;
+  private final Path dataDir;
+  private final Path logDir;
+  private final Map<String, String> env = new HashMap<>();
+  private final List<NodeProcess> all = new CopyOnWriteArrayList<>();
+  private final List<NodeProcess> live = new CopyOnWriteArrayList<>();
+  private final Thread hook = new Thread(this::killAll, "chaos-kill-nodes");
+  private List<String> jobArgs = List.of();
+  private int started;
+
+  ChaosCluster(Path launcher, Path dataDir, Path logDir, Map<String, String> pgEnv) {
+    this.launcher = launcher;
+    this.dataDir = dataDir;
+    this.logDir = logDir;
+    env.putAll(pgEnv);
+    env.put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
+    env.put("TENSORCACHE_SHARD_LOG", "DEBUG"); // a line per computed micro-batch, counted
+    env.put(
+        "JAVA_OPTS",
+        "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dpekko.cluster.singleton.role="
+            + SINGLETON_ROLE);
+    Runtime.getRuntime().addShutdownHook(hook);
+  }
+
+  /** The job options every node of the next start gets (cache name included). */
+  void job(List<String> args) {
+    this.jobArgs = List.copyOf(args);
+  }
+
+  /** Starts a node that joins the live ones (or seeds itself if none) and waits until it is Up. */
+  NodeProcess startNode() throws IOException, InterruptedException {
+    NodeProcess n = launch();
+    awaitUp(n);
+    return n;
+  }
+
+  /** Starts a node without waiting; {@link #awaitUp} follows. */
+  NodeProcess launch() throws IOException {
+    int port = freePort();
+    List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
+    List<String> seeds = live.stream().map(n -> "127.0.0.1:" + n.port()).toList();
+    if (!seeds.isEmpty()) {
+      args.addAll(List.of("--seeds", String.join(",", seeds)));
+    }
+    args.addAll(List.of("--roles", "compute,lookup", "--journal", "postgres"));
+    args.addAll(List.of("--data-dir", dataDir.toString()));
+    args.addAll(jobArgs);
+    String name = "node" + (++started);
+    NodeProcess n =
+        NodeProcess.start(name, port, launcher, args, env, logDir.resolve(name + ".log"));
+    all.add(n);
+    live.add(n);
+    return n;
+  }
+
+  /** Waits for the node's {@code node up:} line. */
+  void awaitUp(NodeProcess n) throws IOException, InterruptedException {
+    n.awaitLine("node up:", Duration.ofSeconds(120));
+  }
+
+  /** Nodes started and not yet known dead, oldest first. */
+  List<NodeProcess> live() {
+    return List.copyOf(live);
+  }
+
+  /** The live node on {@code port}, or null. */
+  NodeProcess byPort(int port) {
+    return live.stream().filter(n -> n.port() == port).findFirst().orElse(null);
+  }
+
+  /** Marks a node dead (it was killed or has exited). */
+  void gone(NodeProcess n) {
+    live.remove(n);
+  }
+
+  /** Every node ever started in this run. */
+  List<NodeProcess> all() {
+    return List.copyOf(all);
+  }
+
+  /** Ports of the live nodes. */
+  List<Integer> livePorts() {
+    return live.stream().map(NodeProcess::port).toList();
+  }
+
+  /** SIGKILLs every live node (a whole-cluster crash) and waits for them. */
+  void killAll() {
+    for (NodeProcess n : all) {
+      n.forceStop();
+    }
+    live.clear();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() {
+    killAll();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // the JVM is already shutting down: the hook runs
+    }
+  }
+}

@@ -1,0 +1,230 @@
+package org.tensorcache.chaostests;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.cli.JobDefinitions;
+
+/**
+ * A chaos run: episodes of a fill on three node processes with faults from a seeded schedule, then
+ * a whole-cluster crash, corrupted segments and a cold restart; every guarantee checked after each.
+ */
+final class ChaosRun {
+  /** What a run is made of; the job options are those of {@code tensorcache node}. */
+  record Settings(long seed, int episodes, int faultsPerEpisode, List<String> job) {}
+
+  private final Settings settings;
+  private final Path work;
+  private final Path launcher;
+  private final ChaosReport report = new ChaosReport();
+  private final SplittableRandom random;
+
+  ChaosRun(Settings settings, Path work, Path launcher) {
+    this.settings = settings;
+    this.work = work;
+    this.launcher = launcher;
+    this.random = new SplittableRandom(settings.seed());
+  }
+
+  /** Runs every episode; the report, also when a step fails. */
+  ChaosReport run() throws Exception {
+    long t0 = System.nanoTime();
+    Path refDir = work.resolve("reference");
+    Path dataDir = work.resolve("data");
+    Files.createDirectories(work.resolve("logs"));
+    try (Postgres pg = Postgres.obtain();
+        ChaosCluster cluster =
+            new ChaosCluster(launcher, dataDir, work.resolve("logs"), pg.env())) {
+      Reference reference = Reference.load(referenceFill(refDir, pg.env()));
+      copyInputs(refDir, dataDir);
+      for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
+        new Episode(e, cluster, pg.env(), reference, definition(dataDir, e)).run();
+      }
+    } catch (Exception | AssertionError e) {
+      if (report.failure == null) {
+        report.failure = e.toString();
+      }
+    } finally {
+      report.seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+    }
+    return report;
+  }
+
+  private List<String> jobArgs(int episode) {
+    List<String> args = new ArrayList<>(settings.job());
+    args.addAll(List.of("--cache-name", "chaos-e" + episode));
+    return args;
+  }
+
+  private CacheDefinition definition(Path dataDir, int episode) throws Exception {
+    List<String> args = new ArrayList<>(jobArgs(episode));
+    args.addAll(List.of("--data-dir", dataDir.toString()));
+    return JobDefinitions.definition(args.toArray(String[]::new));
+  }
+
+  /** {@code ./tensorcache fill --local}: the single-process reference, and the inputs made once. */
+  private CacheDefinition referenceFill(Path refDir, Map<String, String> env) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "fill", "--local"));
+    cmd.addAll(settings.job());
+    cmd.addAll(List.of("--data-dir", refDir.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.redirectOutput(work.resolve("logs").resolve("reference.log").toFile());
+    pb.environment().put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
+    pb.environment().put("JAVA_OPTS", "-Xmx384m");
+    Process p = pb.start();
+    if (!p.waitFor(600, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      throw new IllegalStateException("reference fill failed, see logs/reference.log");
+    }
+    List<String> args = new ArrayList<>(settings.job());
+    args.addAll(List.of("--data-dir", refDir.toString()));
+    return JobDefinitions.definition(args.toArray(String[]::new));
+  }
+
+  /** The data set and model the reference was made from, so nodes never race to make them. */
+  private static void copyInputs(Path from, Path to) throws Exception {
+    for (String sub : List.of("datasets", "models")) {
+      try (var files = Files.walk(from.resolve(sub))) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Path target = to.resolve(from.relativize(f).toString());
+          if (Files.isDirectory(f)) {
+            Files.createDirectories(target);
+          } else {
+            Files.copy(f, target);
+          }
+        }
+      }
+    }
+  }
+
+  /** One episode: a fill under faults, then a whole-cluster crash and a cold restart. */
+  final class Episode {
+    private final int index;
+    private final ChaosCluster cluster;
+    private final Map<String, String> pg;
+    private final Reference reference;
+    private final CacheDefinition cache;
+
+    Episode(
+        int index,
+        ChaosCluster cluster,
+        Map<String, String> pg,
+        Reference reference,
+        CacheDefinition cache) {
+      this.index = index;
+      this.cluster = cluster;
+      this.pg = pg;
+      this.reference = reference;
+      this.cache = cache;
+    }
+
+    void run() throws Exception {
+      cluster.job(jobArgs(index));
+      Phase fill = new Phase(this);
+      fill.start();
+      for (int f = 0; f < settings.faultsPerEpisode() && report.failure == null; f++) {
+        Faults.Kind kind = Faults.Kind.values()[random.nextInt(Faults.Kind.values().length)];
+        fill.inject(kind);
+      }
+      fill.finish("episode " + index + " fill");
+      // the whole cluster crashes; segments are damaged while it is down; a cold start follows
+      List<Integer> done = new ArrayList<>(Faults.persisted(cache.segmentDir()));
+      done.sort(null);
+      fill.closeClient();
+      long t0 = System.nanoTime();
+      cluster.killAll();
+      report.fault(new ChaosReport.Fault(index, "SIGKILL_ALL", false, -1, -1));
+      int truncated = done.get(random.nextInt(done.size()));
+      int corrupted = done.get(random.nextInt(done.size()));
+      Faults.truncate(cache.segmentDir().resolve(rangeFile(truncated)));
+      report.fault(new ChaosReport.Fault(index, "TRUNCATE_SEGMENT", false, -1, -1));
+      if (corrupted != truncated) {
+        Faults.corrupt(cache.segmentDir().resolve(rangeFile(corrupted)));
+        report.fault(new ChaosReport.Fault(index, "CORRUPT_SEGMENT", false, -1, -1));
+      }
+      Set<Integer> damaged = Set.of(truncated, corrupted);
+      Phase restart = new Phase(this);
+      restart.start();
+      long served = restart.servingSince(t0);
+      restart.finish("episode " + index + " cold restart");
+      report.faults.set(
+          report.faults.size() - (damaged.size() + 1),
+          new ChaosReport.Fault(
+              index, "SIGKILL_ALL", false, served, (System.nanoTime() - t0) / 1_000_000));
+      Set<Integer> kept = new HashSet<>(done);
+      kept.removeAll(damaged);
+      long repeated = Faults.computedIn(cluster.live(), Map.of(), cache.cacheId(), kept);
+      long recomputed = Faults.computedIn(cluster.live(), Map.of(), cache.cacheId(), damaged);
+      report.repeated += repeated;
+      report.recomputedAfterCorruption += recomputed;
+      report.check(
+          "ep" + index + " cold restart: persisted ranges not recomputed",
+          repeated == 0,
+          repeated + " examples");
+      report.check(
+          "ep" + index + " damaged segments recomputed", recomputed > 0, recomputed + " examples");
+      boolean rejected = true;
+      for (int r : damaged) {
+        rejected &= rejectionLogged(r);
+      }
+      report.check("ep" + index + " damaged segments rejected", rejected, "ranges " + damaged);
+      restart.stopGracefully();
+    }
+
+    private boolean rejectionLogged(int range) throws Exception {
+      for (NodeProcess n : cluster.live()) {
+        String text = n.logText();
+        if (text.contains("range " + range + " of " + cache.cacheId() + " not restored")
+            || text.contains(
+                "segment of range " + range + " of " + cache.cacheId() + " not used")) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    String rangeFile(int range) {
+      return org.tensorcache.store.segment.SegmentStore.fileName(range);
+    }
+
+    ChaosCluster cluster() {
+      return cluster;
+    }
+
+    Map<String, String> pg() {
+      return pg;
+    }
+
+    Reference reference() {
+      return reference;
+    }
+
+    CacheDefinition cache() {
+      return cache;
+    }
+
+    int index() {
+      return index;
+    }
+
+    ChaosReport report() {
+      return report;
+    }
+
+    SplittableRandom random() {
+      return random;
+    }
+
+    Coordinator.CacheStatus status(ClientMember client) {
+      return client.status(Duration.ofSeconds(5));
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package org.tensorcache.chaostests;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The CI profile of the chaos run: real node processes, seeded faults, every guarantee checked. */
+class ChaosCiTest {
+  @Test
+  void everyGuaranteeHoldsUnderFaults() throws Exception {
+    // under target/, so that node logs stay for a look after a failure
+    Path work = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "chaos-work");
+    ChaosRun.Settings settings = new ChaosRun.Settings(20261122L, 2, 3, ChaosMain.JOB);
+    ChaosReport report = new ChaosRun(settings, work, ChaosMain.launcher()).run();
+    report.print(System.out);
+    report.write(Path.of("target", "chaos-report.json"));
+    assertTrue(report.ok(), report.summary());
+  }
+}
