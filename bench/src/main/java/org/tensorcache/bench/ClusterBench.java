@@ -20,7 +20,6 @@ import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.node.NodeLauncher;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
-import org.tensorcache.store.spec.FingerprintInputs;
 
 /**
  * The embedded cluster next to its references, each in the same run: fill throughput next to a bare
@@ -48,15 +47,7 @@ final class ClusterBench {
     Fingerprint fp;
     try (ModelRunner runner = runner(modelDir)) {
       spec = new CacheSpec("bench-ref", n, runner.fields(), 1024);
-      fp =
-          Fingerprint.of(
-              new FingerprintInputs(
-                  runner.id(),
-                  runner.version(),
-                  runner.weightsDigest(),
-                  data.digest(),
-                  runner.parameters(),
-                  spec));
+      fp = CacheDefinition.fingerprint(runner, data, spec);
       runner.run(data.slice(0, MICRO_BATCH)); // warm-up, as the node's first batches are
       long t0 = System.nanoTime();
       for (long from = 0; from < n; from += MICRO_BATCH) {

@@ -19,7 +19,6 @@ import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
-import org.tensorcache.store.spec.FingerprintInputs;
 import picocli.CommandLine.Option;
 
 /** What decides a cache: data set, model and layout; makes the seeded ones when missing. */
@@ -157,7 +156,7 @@ final class JobOptions {
     model().close();
     try (ModelRunner runner = newRunner()) {
       CacheSpec spec = spec(runner, data);
-      Fingerprint fingerprint = fingerprint(runner, data, spec);
+      Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
       Path cacheDir = dataDir.resolve(fingerprint.cacheId());
       writeManifest(cacheDir, runner, data, spec, fingerprint);
       CacheDefinition definition =
@@ -169,17 +168,6 @@ final class JobOptions {
 
   CacheSpec spec(ModelRunner runner, PreferenceDataset data) {
     return new CacheSpec(cacheName, data.size(), runner.fields(), rangeSize);
-  }
-
-  Fingerprint fingerprint(ModelRunner runner, PreferenceDataset data, CacheSpec spec) {
-    return Fingerprint.of(
-        new FingerprintInputs(
-            runner.id(),
-            runner.version(),
-            runner.weightsDigest(),
-            data.digest(),
-            runner.parameters(),
-            spec));
   }
 
   /** Writes what the cache was made from, for people reading the data directory. */

@@ -16,7 +16,6 @@ import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
-import org.tensorcache.store.spec.FingerprintInputs;
 
 /** A small real cache (seeded data, a tiny saved model) and its values computed in one process. */
 final class SmallCache {
@@ -38,15 +37,7 @@ final class SmallCache {
     }
     try (ModelRunner runner = newRunner()) {
       this.spec = new CacheSpec("small-ref", examples, runner.fields(), rangeSize);
-      this.fingerprint =
-          Fingerprint.of(
-              new FingerprintInputs(
-                  runner.id(),
-                  runner.version(),
-                  runner.weightsDigest(),
-                  data.digest(),
-                  runner.parameters(),
-                  spec));
+      this.fingerprint = CacheDefinition.fingerprint(runner, data, spec);
     }
   }
 

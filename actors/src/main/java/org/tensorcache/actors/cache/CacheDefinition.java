@@ -6,6 +6,7 @@ import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.store.spec.FingerprintInputs;
 
 /**
  * Everything a node needs to compute, keep and serve one cache: its spec and fingerprint, the data
@@ -51,6 +52,19 @@ public record CacheDefinition(
               + " invalid, expected a divisor of the range size "
               + spec.rangeSize());
     }
+  }
+
+  /** The fingerprint of what {@code runner} computes for {@code data} laid out as {@code spec}. */
+  public static Fingerprint fingerprint(
+      ModelRunner runner, PreferenceDataset data, CacheSpec spec) {
+    return Fingerprint.of(
+        new FingerprintInputs(
+            runner.id(),
+            runner.version(),
+            runner.weightsDigest(),
+            data.digest(),
+            runner.parameters(),
+            spec));
   }
 
   /** The cache id, derived from the fingerprint. */

@@ -44,6 +44,19 @@ final class GroupPlan {
     }
   }
 
+  /** An error naming the first index not in the range of {@code current}, or null if none. */
+  String outside(long[] indices, Block current, String cacheId) {
+    long end = current.start() + current.length();
+    for (long index : indices) {
+      if (index < current.start() || index >= end) {
+        return String.format(
+            "index %d is not in range %d [%d, %d) of cache '%s'",
+            index, current.range(), current.start(), end, cacheId);
+      }
+    }
+    return null;
+  }
+
   /** Records that computing {@code group} failed. */
   void failed(int group) {
     failed[group] = true;

@@ -224,21 +224,10 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onCompute(Compute compute) {
-    for (long index : compute.indices()) {
-      if (index < current.start() || index >= current.start() + current.length()) {
-        compute
-            .replyTo()
-            .tell(
-                StatusReply.error(
-                    String.format(
-                        "index %d is not in range %d [%d, %d) of cache '%s'",
-                        index,
-                        range,
-                        current.start(),
-                        current.start() + current.length(),
-                        cache.cacheId())));
-        return Behaviors.same();
-      }
+    String outside = plan.outside(compute.indices(), current, cache.cacheId());
+    if (outside != null) {
+      compute.replyTo().tell(StatusReply.error(outside));
+      return Behaviors.same();
     }
     waiters.add(compute.indices(), compute.replyTo());
     plan.request(compute.indices(), current);
@@ -271,10 +260,7 @@ public final class ShardActor {
     inFlight.remove(done.group());
     if (done.failure() != null) {
       Throwable cause =
-          done.failure() instanceof java.util.concurrent.CompletionException c
-                  && c.getCause() != null
-              ? c.getCause()
-              : done.failure();
+          done.failure().getCause() != null ? done.failure().getCause() : done.failure();
       ctx.getLog()
           .error(
               "range {} of {}: micro-batch {} failed: {}",

@@ -18,7 +18,6 @@ import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
-import org.tensorcache.store.spec.FingerprintInputs;
 
 /**
  * A small real cache for cluster tests: a seeded data set, a saved model, and the values a single
@@ -54,15 +53,7 @@ final class TestCache {
     }
     try (ModelRunner runner = newRunner()) {
       this.spec = new CacheSpec("test-ref", examples, runner.fields(), rangeSize);
-      this.fingerprint =
-          Fingerprint.of(
-              new FingerprintInputs(
-                  runner.id(),
-                  runner.version(),
-                  runner.weightsDigest(),
-                  data.digest(),
-                  runner.parameters(),
-                  spec));
+      this.fingerprint = CacheDefinition.fingerprint(runner, data, spec);
     }
   }
 

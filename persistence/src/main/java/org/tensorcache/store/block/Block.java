@@ -28,20 +28,6 @@ public final class Block {
   private final int[] widths;
   private int presentCount;
 
-  private Block(CacheSpec spec, int range) {
-    this.spec = spec;
-    this.range = range;
-    this.start = spec.rangeStart(range);
-    this.length = spec.rangeLength(range);
-    this.widths = widths(spec);
-    this.values = new float[spec.fields().size()][];
-    for (int f = 0; f < values.length; f++) {
-      values[f] = new float[length * spec.fields().get(f).width()];
-      Arrays.fill(values[f], SENTINEL);
-    }
-    this.present = new long[words(length)];
-  }
-
   private Block(CacheSpec spec, int range, float[][] values, long[] present) {
     this.spec = spec;
     this.range = range;
@@ -53,18 +39,14 @@ public final class Block {
     recount();
   }
 
-  private Block(Block src) {
-    this.spec = src.spec;
-    this.range = src.range;
-    this.start = src.start;
-    this.length = src.length;
-    this.widths = src.widths;
-    this.values = new float[src.values.length][];
+  private static Block allMissing(CacheSpec spec, int range) {
+    int length = spec.rangeLength(range);
+    float[][] values = new float[spec.fields().size()][];
     for (int f = 0; f < values.length; f++) {
-      values[f] = src.values[f].clone();
+      values[f] = new float[length * spec.fields().get(f).width()];
+      Arrays.fill(values[f], SENTINEL);
     }
-    this.present = src.present.clone();
-    this.presentCount = src.presentCount;
+    return new Block(spec, range, values, new long[words(length)]);
   }
 
   /** A block of range {@code range} of {@code spec} with no example present. */
@@ -72,7 +54,7 @@ public final class Block {
     if (spec == null) {
       throw new IllegalArgumentException("cache spec missing");
     }
-    return new Block(spec, range);
+    return allMissing(spec, range);
   }
 
   /**
@@ -107,7 +89,11 @@ public final class Block {
 
   /** An independent copy of this block. */
   public Block copy() {
-    return new Block(this);
+    float[][] copies = new float[values.length][];
+    for (int f = 0; f < values.length; f++) {
+      copies[f] = values[f].clone();
+    }
+    return new Block(spec, range, copies, present.clone());
   }
 
   /** The spec of the cache this block belongs to. */
