@@ -41,8 +41,9 @@ public final class ChaosMain {
                 "unknown option " + args[i] + ", expected --faults, --seed or --work");
       }
     }
-    int perEpisode = 3;
-    int episodes = Math.max(1, (faults + perEpisode + 2) / (perEpisode + 3));
+    // each episode adds a whole-cluster kill, two damaged segments and a trainer kill
+    int perEpisode = 9;
+    int episodes = Math.max(1, (faults + perEpisode + 3) / (perEpisode + 4));
     ChaosRun.Settings settings = new ChaosRun.Settings(seed, episodes, perEpisode, JOB);
     ChaosReport report = new ChaosRun(settings, work, launcher()).run();
     report.print(System.out);

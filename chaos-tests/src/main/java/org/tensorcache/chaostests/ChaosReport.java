@@ -21,8 +21,17 @@ final class ChaosReport {
   final Map<String, String> invariants = new LinkedHashMap<>();
   long lost;
   long wrong;
+
+  /** Steps of a resumed trainer run that it never received (from its checkpoint to the end). */
   long skipped;
+
+  /**
+   * Examples of persisted ranges computed again, plus trainer steps served out of place: a step
+   * received twice or out of order, or one whose indices or values differ from the uninterrupted
+   * run's.
+   */
   long repeated;
+
   long corruptLoaded;
   long lookups;
   long lookupFailures;

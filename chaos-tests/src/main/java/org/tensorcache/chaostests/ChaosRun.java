@@ -143,7 +143,10 @@ final class ChaosRun {
       cluster.killAll();
       report.fault(new ChaosReport.Fault(index, "SIGKILL_ALL", false, -1, -1));
       int truncated = done.get(random.nextInt(done.size()));
-      int corrupted = done.get(random.nextInt(done.size()));
+      int corrupted = done.size() < 2 ? truncated : done.get(random.nextInt(done.size()));
+      while (corrupted == truncated && done.size() > 1) {
+        corrupted = done.get(random.nextInt(done.size())); // two damaged segments, not one
+      }
       Faults.truncate(cache.segmentDir().resolve(rangeFile(truncated)));
       report.fault(new ChaosReport.Fault(index, "TRUNCATE_SEGMENT", false, -1, -1));
       if (corrupted != truncated) {
@@ -153,6 +156,11 @@ final class ChaosRun {
       Set<Integer> damaged = Set.of(truncated, corrupted);
       Phase restart = new Phase(this);
       restart.start();
+      List<String> trainerJob = new ArrayList<>(jobArgs(index));
+      trainerJob.addAll(
+          List.of("--data-dir", cache.segmentDir().getParent().getParent().toString()));
+      TrainerPreemption trainer = new TrainerPreemption(this, trainerJob, work.resolve("logs"));
+      trainer.startFirst(); // a trainer reads steps while the cluster restores the cache
       long served = restart.servingSince(t0);
       restart.finish("episode " + index + " cold restart");
       report.faults.set(
@@ -176,6 +184,14 @@ final class ChaosRun {
         rejected &= rejectionLogged(r);
       }
       report.check("ep" + index + " damaged segments rejected", rejected, "ranges " + damaged);
+      TrainerPreemption.Result t = trainer.finish();
+      report.skipped += t.skipped();
+      report.repeated += t.repeated();
+      report.fault(new ChaosReport.Fault(index, "SIGKILL_TRAINER", false, -1, t.resumedRunMs()));
+      report.check(
+          "ep" + index + " trainer resumed from step " + t.checkpoint() + " as uninterrupted",
+          t.skipped() == 0 && t.repeated() == 0,
+          "skipped " + t.skipped() + " repeated " + t.repeated());
       restart.stopGracefully();
     }
 

@@ -46,6 +46,7 @@ final class ClientMember implements AutoCloseable {
     o.put("pekko.coordinated-shutdown.exit-jvm", "off");
     o.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
     o.put("pekko.cluster.singleton.role", ChaosCluster.SINGLETON_ROLE);
+    o.putAll(ChaosCluster.TIMING);
     o.put("tensorcache.persistence.postgres.url", pg.get("TENSORCACHE_PG_URL"));
     o.put("tensorcache.persistence.postgres.user", pg.get("TENSORCACHE_PG_USER"));
     o.put("tensorcache.persistence.postgres.password", pg.get("TENSORCACHE_PG_PASSWORD"));

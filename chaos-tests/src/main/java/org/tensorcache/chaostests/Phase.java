@@ -22,15 +22,16 @@ final class Phase {
     this.ep = ep;
   }
 
-  /** Starts three nodes (the first seeds the cluster), the client member, lookups and the fill. */
+  /**
+   * Starts three nodes at once (the first seeds the cluster), the client member, lookups, the fill.
+   */
   void start() throws Exception {
     ChaosCluster cluster = ep.cluster();
-    cluster.startNode();
-    List<NodeProcess> more = new ArrayList<>();
-    for (int i = 1; i < NODES; i++) {
-      more.add(cluster.launch());
+    List<NodeProcess> nodes = new ArrayList<>();
+    for (int i = 0; i < NODES; i++) {
+      nodes.add(cluster.launch()); // the first seeds itself, the others retry joining it
     }
-    for (NodeProcess n : more) {
+    for (NodeProcess n : nodes) {
       cluster.awaitUp(n);
     }
     client = ClientMember.join(cluster.livePorts(), dataDir(), ep.pg(), ep.cache());
@@ -117,7 +118,15 @@ final class Phase {
         "cluster not serving again within "
             + within.toSeconds()
             + " s after a fault on "
-            + victim.name());
+            + victim.name()
+            + " (port "
+            + victim.port()
+            + "): up "
+            + client.upPortsOldestFirst()
+            + ", any unreachable "
+            + client.anyUnreachable()
+            + ", coordinator status "
+            + ep.status(client));
   }
 
   /** Nanos when the coordinator first answered after {@code since}. */

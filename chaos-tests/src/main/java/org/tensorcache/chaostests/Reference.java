@@ -46,6 +46,18 @@ final class Reference {
     return new Reference(values, widths, spec.n());
   }
 
+  /** The reference values of {@code indices}, per field, in request order. */
+  float[][] valuesOf(long[] indices) {
+    float[][] out = new float[widths.length][];
+    for (int f = 0; f < widths.length; f++) {
+      out[f] = new float[indices.length * widths[f]];
+      for (int i = 0; i < indices.length; i++) {
+        System.arraycopy(values[f], (int) indices[i] * widths[f], out[f], i * widths[f], widths[f]);
+      }
+    }
+    return out;
+  }
+
   /** Values of {@code batch} that differ from the reference in any bit. */
   long mismatches(Batch batch) {
     long wrong = 0;

@@ -12,7 +12,7 @@ class ChaosCiTest {
   void everyGuaranteeHoldsUnderFaults() throws Exception {
     // under target/, so that node logs stay for a look after a failure
     Path work = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "chaos-work");
-    ChaosRun.Settings settings = new ChaosRun.Settings(20261122L, 2, 3, ChaosMain.JOB);
+    ChaosRun.Settings settings = new ChaosRun.Settings(20261122L, 4, 9, ChaosMain.JOB);
     ChaosReport report = new ChaosRun(settings, work, ChaosMain.launcher()).run();
     report.print(System.out);
     report.write(Path.of("target", "chaos-report.json"));

@@ -35,12 +35,13 @@ public final class NodeLauncher {
   /**
    * The configuration of {@code profiles} (e.g. {@code local}, {@code cluster}, {@code h2}, {@code
    * postgres}, {@code aeron}; earlier ones win), with {@code overrides} (HOCON paths) on top and
-   * {@code tensorcache.data-dir} set to the absolute {@code dataDir}.
+   * {@code tensorcache.data-dir} set to the absolute {@code dataDir}; JVM system properties ({@code
+   * -Dkey=value} in {@code JAVA_OPTS}) sit between the overrides and the profiles.
    */
   public static Config config(List<String> profiles, Map<String, Object> overrides, Path dataDir) {
     Map<String, Object> top = new HashMap<>(overrides);
     top.put("tensorcache.data-dir", dataDir.toAbsolutePath().normalize().toString());
-    Config config = ConfigFactory.parseMap(top);
+    Config config = ConfigFactory.parseMap(top).withFallback(ConfigFactory.systemProperties());
     for (String profile : profiles) {
       String resource = "tensorcache/" + profile + ".conf";
       Config c = ConfigFactory.parseResources(resource);
