@@ -10,13 +10,13 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.tensorcache.actors.coordinator.Coordinator;
 
 /** Asks the coordinator to fill a cache and follows it with a progress bar until persisted. */
-final class ClusterFill {
+public final class ClusterFill {
   private static final Duration ASK = Duration.ofSeconds(10);
 
   private ClusterFill() {}
 
   /** Fills {@code cacheId}; returns its status once every range is persisted. */
-  static Coordinator.CacheStatus run(
+  public static Coordinator.CacheStatus run(
       ActorSystem<?> system,
       ActorRef<Coordinator.Command> coordinator,
       String cacheId,
@@ -48,7 +48,7 @@ final class ClusterFill {
   }
 
   /** The coordinator's view of one cache. */
-  static Coordinator.CacheStatus status(
+  public static Coordinator.CacheStatus status(
       ActorSystem<?> system, ActorRef<Coordinator.Command> coordinator, String cacheId)
       throws Exception {
     Coordinator.Status status =

@@ -48,14 +48,7 @@ final class SessionChecks {
     }
     Sampler.checkConfig(config.examples(), config.globalBatch());
     checkWorld(open);
-    if (open.step() < 0) {
-      throw new IllegalArgumentException(
-          "cannot open trainer session "
-              + entityId
-              + " at step "
-              + open.step()
-              + "; expected a step >= 0");
-    }
+    checkStep(open);
   }
 
   /** Checks an {@link Open} of a session that is already open. */

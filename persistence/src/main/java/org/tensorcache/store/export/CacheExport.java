@@ -20,9 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
-import org.tensorcache.store.io.AtomicFiles;
 import org.tensorcache.store.io.DataRegionReader;
-import org.tensorcache.store.io.DataRegionWriter;
 import org.tensorcache.store.segment.SafetensorsHeader;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
@@ -72,12 +70,11 @@ public final class CacheExport {
     }
     List<TensorInfo> tensors = tensors(spec);
     Map<String, String> meta = metadata(spec, fingerprint, crcHex(0));
-    int headerLength = SafetensorsHeader.encode(tensors, meta).length;
-    AtomicFiles.write(
+    SafetensorsHeader.writeFile(
         file,
-        ch -> {
-          DataRegionWriter out =
-              new DataRegionWriter(ch, 8L + headerLength, SafetensorsHeader.dataLength(tensors));
+        tensors,
+        meta,
+        out -> {
           float[] chunk = new float[1 << 16];
           for (int f = 0; f < spec.fields().size(); f++) {
             int width = spec.fields().get(f).width();
@@ -103,9 +100,6 @@ public final class CacheExport {
             }
             out.putBytes(flags, 0, length);
           }
-          out.flush();
-          meta.put("crc32c", crcHex(out.crc32c()));
-          SafetensorsHeader.writePrefixAndHeader(ch, SafetensorsHeader.encode(tensors, meta));
         });
   }
 

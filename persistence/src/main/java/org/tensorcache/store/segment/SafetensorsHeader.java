@@ -266,4 +266,36 @@ public final class SafetensorsHeader {
       position += n;
     }
   }
+
+  /** Streams a file's data region; the writer keeps its CRC32C. */
+  @FunctionalInterface
+  public interface DataWriter {
+    /** Writes every tensor's bytes, in header order, to {@code out}. */
+    void write(org.tensorcache.store.io.DataRegionWriter out) throws IOException;
+  }
+
+  /**
+   * Writes a safetensors file crash-safely (temp file, fsync, rename, directory fsync): {@code
+   * data} streams the data region, then the header goes in front of it with the data's CRC32C in
+   * the metadata key {@code crc32c}. The CRC is fixed-width hex, so the header's length is known
+   * before the data is written.
+   */
+  public static void writeFile(
+      Path file, List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data)
+      throws IOException {
+    Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
+    meta.put("crc32c", crcHex(0));
+    int headerLength = encode(tensors, meta).length;
+    org.tensorcache.store.io.AtomicFiles.write(
+        file,
+        ch -> {
+          var out =
+              new org.tensorcache.store.io.DataRegionWriter(
+                  ch, 8L + headerLength, dataLength(tensors));
+          data.write(out);
+          out.flush();
+          meta.put("crc32c", crcHex(out.crc32c()));
+          writePrefixAndHeader(ch, encode(tensors, meta));
+        });
+  }
 }

@@ -16,9 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
-import org.tensorcache.store.io.AtomicFiles;
 import org.tensorcache.store.io.DataRegionReader;
-import org.tensorcache.store.io.DataRegionWriter;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -55,14 +53,11 @@ public final class SegmentFile {
     meta.put("start", Long.toString(block.start()));
     meta.put("length", Integer.toString(block.length()));
     meta.put("present", Integer.toString(block.presentCount()));
-    meta.put("crc32c", crcHex(0));
-    int headerLength = SafetensorsHeader.encode(tensors, meta).length;
-    AtomicFiles.write(
+    SafetensorsHeader.writeFile(
         file,
-        ch -> {
-          // The CRC is fixed-width hex, so the header's length is known before the data is written.
-          DataRegionWriter out =
-              new DataRegionWriter(ch, 8L + headerLength, SafetensorsHeader.dataLength(tensors));
+        tensors,
+        meta,
+        out -> {
           float[] chunk = new float[Math.min(1 << 16, block.length())];
           for (int f = 0; f < spec.fields().size(); f++) {
             int elements = block.length() * spec.fields().get(f).width();
@@ -74,9 +69,6 @@ public final class SegmentFile {
           }
           byte[] packed = pack(block.presenceWords(), block.length());
           out.putBytes(packed, 0, packed.length);
-          out.flush();
-          meta.put("crc32c", crcHex(out.crc32c()));
-          SafetensorsHeader.writePrefixAndHeader(ch, SafetensorsHeader.encode(tensors, meta));
         });
   }
 
