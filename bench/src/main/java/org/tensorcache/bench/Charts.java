@@ -1,0 +1,39 @@
+package org.tensorcache.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/** PNG bar charts of benchmark figures, a figure and its reference side by side. */
+public final class Charts {
+  private Charts() {}
+
+  /**
+   * Writes {@code png}: one group of bars per category (the keys of each series, in order), one bar
+   * colour per series (for example "TensorCache" and "float[] gather").
+   */
+  public static void bars(
+      Path png, String title, String yAxis, Map<String, Map<String, Double>> series)
+      throws IOException {
+    CategoryChart chart =
+        new CategoryChartBuilder().width(900).height(500).title(title).yAxisTitle(yAxis).build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    chart.getStyler().setLabelsVisible(false);
+    for (var s : series.entrySet()) {
+      List<String> x = new ArrayList<>(s.getValue().keySet());
+      List<Double> y = new ArrayList<>(s.getValue().values());
+      chart.addSeries(s.getKey(), x, y);
+    }
+    Files.createDirectories(png.toAbsolutePath().getParent());
+    BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    System.out.println("written " + png);
+  }
+}
