@@ -16,6 +16,10 @@ import org.tensorcache.actors.session.TrainerSession;
  * with their cached values, and after a restart {@link #resumeFrom(long)} at the step of the
  * trainer's own checkpoint gives exactly the batches an uninterrupted run would have had. As an
  * {@link Iterable} it never ends: a training loop stops at its own step count.
+ *
+ * <p>A request that times out (the session's shard moving after a node died, a busy cluster) is
+ * asked again for up to {@link #ATTEMPTS} attempts; a step is asked again by first resuming the
+ * session at it, so a retry never skips or repeats a step.
  */
 public final class SessionClient implements Iterable<TrainingBatch> {
   private final TensorCacheClient client;
@@ -23,6 +27,10 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   private final EntityRef<TrainerSession.Command> session;
   private final String cacheId;
   private final Duration timeout;
+  private long expected = -1; // the step the next call of next() must serve
+
+  /** How many times a request that timed out is sent before the failure is the caller's. */
+  static final int ATTEMPTS = 3;
 
   SessionClient(
       TensorCacheClient client,
@@ -39,15 +47,40 @@ public final class SessionClient implements Iterable<TrainingBatch> {
 
   /** The next step of this rank, recorded as served, with its values. */
   public TrainingBatch next() {
-    TrainerSession.Batch batch = ask(TrainerSession.Next::new);
+    long step = expected;
+    TrainerSession.Batch batch =
+        retrying(
+            attempt -> {
+              if (attempt > 0) { // the lost request may have been served: serve the step again
+                resume(step);
+              }
+              return ask(TrainerSession.Next::new);
+            });
+    if (batch.step() != step) {
+      throw new IllegalStateException(
+          "trainer session "
+              + session.getEntityId()
+              + " served step "
+              + batch.step()
+              + ", expected "
+              + step
+              + ": is another process using the same run and rank?");
+    }
+    expected = step + 1;
     Batch values = client.lookup(cacheId, batch.indices());
     return new TrainingBatch(batch.step(), batch.epoch(), batch.indices(), values);
   }
 
   /** Makes {@code step} (the trainer's checkpoint step) the next step served. */
   public SessionClient resumeFrom(long step) {
-    this.<TrainerSession.Opened>ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
+    retrying(attempt -> resume(step));
     return this;
+  }
+
+  private TrainerSession.Opened resume(long step) {
+    TrainerSession.Opened opened = ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
+    expected = step;
+    return opened;
   }
 
   /** The step the next {@link #next()} serves. */
@@ -72,12 +105,32 @@ public final class SessionClient implements Iterable<TrainingBatch> {
 
   /** Opens the session: at step 0 when new, else at its next step with this world size. */
   SessionClient open(TrainerSession.RunConfig config, int worldSize, int rank) {
-    TrainerSession.State state =
-        await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
-    long step = state instanceof TrainerSession.Opened o ? o.nextStep() : 0;
-    this.<TrainerSession.Opened>ask(
-        replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
+    TrainerSession.Opened opened =
+        retrying(
+            attempt -> {
+              TrainerSession.State state =
+                  await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
+              long step = state instanceof TrainerSession.Opened o ? o.nextStep() : 0;
+              return this.<TrainerSession.Opened>ask(
+                  replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
+            });
+    expected = opened.nextStep();
     return this;
+  }
+
+  /** Runs {@code request} again when it times out, up to {@link #ATTEMPTS} times in all. */
+  private <T> T retrying(java.util.function.IntFunction<T> request) {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return request.apply(attempt);
+      } catch (LookupFailedException e) {
+        if (attempt + 1 >= ATTEMPTS
+            || !(e.getCause() instanceof java.util.concurrent.TimeoutException
+                || e.getCause() instanceof org.apache.pekko.pattern.AskTimeoutException)) {
+          throw e;
+        }
+      }
+    }
   }
 
   private TrainerSession.Opened opened() {

@@ -64,13 +64,24 @@ public final class TensorCacheClient {
 
   /** The values of {@code indices}, blocking until every one is there or the lookup fails. */
   public Batch lookup(String cacheId, long[] indices) {
-    Local local = gather(cacheId, indices);
-    if (local.missingCount() == 0) {
-      return local.batch(); // the common case: a memory gather on this thread, no future
+    Batch batch = newBatch(cacheId, indices);
+    lookupInto(cacheId, indices, batch.values());
+    return batch;
+  }
+
+  /**
+   * Like {@link #lookup}, into the caller's arrays ({@code out[f]} needs {@code indices.length *
+   * width} floats per field), so that a trainer can reuse its batch buffers: a warm lookup then
+   * allocates nothing. On failure {@code out} may hold part of the values.
+   */
+  public void lookupInto(String cacheId, long[] indices, float[][] out) {
+    Local local = gather(cacheId, indices, out);
+    if (local.missing().length == 0) {
+      return; // the common case: a memory gather on this thread, no future
     }
     Duration timeout = node.settings().lookupTimeout().plusSeconds(1);
     try {
-      return fetchMissing(cacheId, local)
+      fetchMissing(cacheId, local)
           .toCompletableFuture()
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -90,33 +101,57 @@ public final class TensorCacheClient {
 
   /** The values of {@code indices}; completes exceptionally with the reason when it cannot. */
   public CompletionStage<Batch> lookupAsync(String cacheId, long[] indices) {
-    Local local = gather(cacheId, indices);
-    return local.missingCount() == 0
-        ? CompletableFuture.completedFuture(local.batch())
-        : fetchMissing(cacheId, local);
+    Batch batch = newBatch(cacheId, indices);
+    Local local = gather(cacheId, indices, batch.values());
+    return local.missing().length == 0
+        ? CompletableFuture.completedFuture(batch)
+        : fetchMissing(cacheId, local).thenApply(done -> batch);
   }
 
-  /** What the local replica holds of a request; {@code missing} lists the other positions. */
-  private record Local(Batch batch, int[] missing, int missingCount) {}
+  /** A request and the positions of it that the local replica does not hold yet. */
+  private record Local(long[] indices, float[][] out, CacheSpec spec, int[] missing) {}
 
-  private Local gather(String cacheId, long[] indices) {
+  private Batch newBatch(String cacheId, long[] indices) {
     CacheSpec spec = view.spec(cacheId);
-    BatchRequest.check(cacheId, spec, indices, node.settings());
+    BatchRequest.checkSize(cacheId, indices, node.settings());
     float[][] values = new float[spec.fields().size()][];
     for (int f = 0; f < values.length; f++) {
       values[f] = new float[indices.length * spec.fields().get(f).width()];
     }
-    int[] missing = new int[indices.length];
-    int count = view.gather(cacheId, indices, values, missing);
-    return new Local(new Batch(spec, indices, values), missing, count);
+    return new Batch(spec, indices, values);
   }
 
-  /** Asks the cluster for the missing positions and fills them into the batch. */
-  private CompletionStage<Batch> fetchMissing(String cacheId, Local local) {
-    Batch batch = local.batch();
-    long[] wanted = new long[local.missingCount()];
+  private Local gather(String cacheId, long[] indices, float[][] out) {
+    CacheSpec spec = view.spec(cacheId);
+    BatchRequest.checkSize(cacheId, indices, node.settings());
+    checkBuffers(cacheId, spec, indices.length, out);
+    return new Local(indices, out, spec, view.gather(cacheId, indices, out));
+  }
+
+  private static void checkBuffers(String cacheId, CacheSpec spec, int count, float[][] out) {
+    if (out == null || out.length != spec.fields().size()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s output arrays for cache '%s', expected one per field %s",
+              out == null ? "no" : Integer.toString(out.length), cacheId, spec.fields()));
+    }
+    for (int f = 0; f < out.length; f++) {
+      int need = count * spec.fields().get(f).width();
+      if (out[f] == null || out[f].length < need) {
+        throw new IllegalArgumentException(
+            String.format(
+                "output array of field '%s' holds %s floats, expected at least %d",
+                spec.fields().get(f).name(), out[f] == null ? "no" : out[f].length, need));
+      }
+    }
+  }
+
+  /** Asks the cluster for the missing positions and fills them into the request's arrays. */
+  private CompletionStage<Void> fetchMissing(String cacheId, Local local) {
+    int[] missing = local.missing();
+    long[] wanted = new long[missing.length];
     for (int m = 0; m < wanted.length; m++) {
-      wanted[m] = batch.indices()[local.missing()[m]];
+      wanted[m] = local.indices()[missing[m]];
     }
     return AskPattern.<LookupActor.Command, LookupActor.Batch>askWithStatus(
             lookup,
@@ -128,18 +163,14 @@ public final class TensorCacheClient {
               if (failure != null) {
                 throw new LookupFailedException(failure.getMessage(), failure);
               }
-              for (int f = 0; f < batch.values().length; f++) {
-                int width = batch.spec().fields().get(f).width();
+              for (int f = 0; f < local.out().length; f++) {
+                int width = local.spec().fields().get(f).width();
                 for (int m = 0; m < wanted.length; m++) {
                   System.arraycopy(
-                      computed.values()[f],
-                      m * width,
-                      batch.values()[f],
-                      local.missing()[m] * width,
-                      width);
+                      computed.values()[f], m * width, local.out()[f], missing[m] * width, width);
                 }
               }
-              return batch;
+              return null;
             });
   }
 }

@@ -10,6 +10,18 @@ public final class BatchRequest {
 
   /** Throws an IllegalArgumentException naming the first bad part of the request. */
   public static void check(String cacheId, CacheSpec spec, long[] indices, NodeSettings settings) {
+    checkSize(cacheId, indices, settings);
+    for (long index : indices) {
+      if (index < 0 || index >= spec.n()) {
+        throw new IllegalArgumentException(
+            String.format(
+                "index %d out of range [0, %d) for cache '%s'", index, spec.n(), cacheId));
+      }
+    }
+  }
+
+  /** Checks the number of indices only; the gather checks each index as it reads it. */
+  public static void checkSize(String cacheId, long[] indices, NodeSettings settings) {
     if (indices == null || indices.length == 0) {
       throw new IllegalArgumentException(
           "empty batch for cache '"
@@ -23,13 +35,6 @@ public final class BatchRequest {
           String.format(
               "batch of %d indices for cache '%s' is over the maximum %d",
               indices.length, cacheId, settings.maxBatch()));
-    }
-    for (long index : indices) {
-      if (index < 0 || index >= spec.n()) {
-        throw new IllegalArgumentException(
-            String.format(
-                "index %d out of range [0, %d) for cache '%s'", index, spec.n(), cacheId));
-      }
     }
   }
 

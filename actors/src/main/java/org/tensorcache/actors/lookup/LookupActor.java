@@ -89,8 +89,8 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     for (int f = 0; f < values.length; f++) {
       values[f] = new float[indices.length * spec.fields().get(f).width()];
     }
-    int[] missing = new int[indices.length];
-    int missingCount = view.gather(get.cacheId(), indices, values, missing);
+    int[] missing = view.gather(get.cacheId(), indices, values);
+    int missingCount = missing.length;
     if (missingCount == 0) {
       get.replyTo().tell(StatusReply.success(new Batch(indices, values)));
       return this;

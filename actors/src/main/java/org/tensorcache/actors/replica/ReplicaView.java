@@ -1,5 +1,6 @@
 package org.tensorcache.actors.replica;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -12,6 +13,7 @@ import org.tensorcache.store.spec.CacheSpec;
  * replaced, never mutated.
  */
 public final class ReplicaView {
+  private static final int[] NONE = new int[0];
   private final Map<String, Entry> caches = new ConcurrentHashMap<>();
 
   /** {@code shift} is log2 of the range size when it is a power of two, else -1. */
@@ -32,7 +34,7 @@ public final class ReplicaView {
 
   /** Publishes {@code block} as the current view of its range; the caller must not mutate it. */
   public void publish(String cacheId, Block block) {
-    entry(cacheId).blocks.set(block.range(), block);
+    entry(cacheId).blocks.setRelease(block.range(), block);
   }
 
   /** The current block of a range, or null when nothing of it has arrived yet. */
@@ -47,24 +49,31 @@ public final class ReplicaView {
 
   /**
    * Copies the values of {@code indices} into {@code out} (per field, {@code indices.length *
-   * width} floats in request order) and returns how many were missing; their positions are written
-   * to {@code missing}, which needs room for every index. Indices must have been checked.
+   * width} floats in request order) and returns the positions that were missing (an empty array
+   * when none was). An index out of {@code [0, n)} is an {@link IllegalArgumentException} that
+   * names it.
    */
-  public int gather(String cacheId, long[] indices, float[][] out, int[] missing) {
+  public int[] gather(String cacheId, long[] indices, float[][] out) {
     Entry e = entry(cacheId);
+    long n = e.spec.n();
+    int[] missing = NONE;
     int missingCount = 0;
-    Block block = null;
     for (int i = 0; i < indices.length; i++) {
       long index = indices[i];
-      int range = e.rangeOf(index);
-      if (block == null || block.range() != range) {
-        block = e.blocks.get(range);
+      if (index < 0 || index >= n) {
+        throw new IllegalArgumentException(
+            String.format("index %d out of range [0, %d) for cache '%s'", index, n, cacheId));
       }
+      // acquire pairs with publish's release: a block is seen whole (a volatile read costs more)
+      Block block = e.blocks.getAcquire(e.rangeOf(index));
       if (block == null || !block.gather(index, out, i)) {
+        if (missingCount == missing.length) {
+          missing = Arrays.copyOf(missing, Math.max(8, Math.min(indices.length, missingCount * 2)));
+        }
         missing[missingCount++] = i;
       }
     }
-    return missingCount;
+    return missingCount == missing.length ? missing : Arrays.copyOf(missing, missingCount);
   }
 
   private Entry entry(String cacheId) {

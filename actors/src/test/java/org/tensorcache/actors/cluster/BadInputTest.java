@@ -1,5 +1,6 @@
 package org.tensorcache.actors.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,7 +73,32 @@ class BadInputTest {
           c[1].equals("batch") ? new long[MAX_BATCH + 1] : new long[] {3, Long.parseLong(c[1])};
       var thrown = assertThrows(IllegalArgumentException.class, () -> client.lookup(c[0], indices));
       assertTrue(thrown.getMessage().startsWith(c[2]), thrown.getMessage());
+      float[][] buffers = {new float[16], new float[16]};
+      var into =
+          assertThrows(
+              IllegalArgumentException.class, () -> client.lookupInto(c[0], indices, buffers));
+      assertTrue(into.getMessage().startsWith(c[2]), into.getMessage());
       assertTrue(getBatchError(lookup, c[0], indices).startsWith(c[2]), c[2]);
+    }
+    long[] three = {3, 4, 5};
+    var short1 =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> client.lookupInto(id, three, new float[][] {new float[3], new float[2]}));
+    assertEquals(
+        "output array of field 'rejected_logp' holds 2 floats, expected at least 3",
+        short1.getMessage());
+    var oneField =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> client.lookupInto(id, three, new float[][] {new float[3]}));
+    assertTrue(
+        oneField.getMessage().startsWith("1 output arrays for cache"), oneField.getMessage());
+    float[][] reused = {new float[4], new float[4]};
+    client.lookupInto(id, three, reused);
+    var fresh = client.lookup(id, three);
+    for (int f = 0; f < 2; f++) {
+      assertArrayEquals(fresh.values()[f], java.util.Arrays.copyOf(reused[f], 3));
     }
     assertEquals(before, List.of(status(coordinator, filled), status(coordinator, slow)));
 

@@ -26,6 +26,7 @@ public final class Block {
   private final float[][] values;
   private final long[] present;
   private final int[] widths;
+  private final boolean scalar; // every field one float wide: the lookup's fast path
   private int presentCount;
 
   private Block(CacheSpec spec, int range, float[][] values, long[] present) {
@@ -34,6 +35,7 @@ public final class Block {
     this.start = spec.rangeStart(range);
     this.length = spec.rangeLength(range);
     this.widths = widths(spec);
+    this.scalar = Arrays.stream(widths).allMatch(w -> w == 1);
     this.values = values;
     this.present = present;
     recount();
@@ -175,6 +177,12 @@ public final class Block {
     int i = local(index);
     if ((present[i >>> 6] & (1L << i)) == 0) {
       return false;
+    }
+    if (scalar) {
+      for (int f = 0; f < values.length; f++) {
+        out[f][position] = values[f][i];
+      }
+      return true;
     }
     for (int f = 0; f < values.length; f++) {
       int w = widths[f];

@@ -30,6 +30,20 @@ class BlockGatherTest {
   }
 
   @Test
+  void scalarFieldsOnlyTakeTheSameCare() {
+    CacheSpec scalars =
+        new CacheSpec("s", 20, List.of(FieldSpec.scalar("a"), FieldSpec.scalar("b")), 8);
+    Block block = Block.empty(scalars, 2); // indices [16, 20)
+    block.put(19, new float[][] {{-0.0f}, {7}});
+    float[][] out = {new float[3], new float[3]};
+    assertFalse(block.gather(18, out, 0));
+    assertTrue(block.gather(19, out, 2));
+    assertArrayEquals(new float[] {0, 0, -0.0f}, out[0]);
+    assertArrayEquals(new float[] {0, 0, 7}, out[1]);
+    assertThrows(IndexOutOfBoundsException.class, () -> block.gather(20, out, 0));
+  }
+
+  @Test
   void anIndexOfAnotherRangeIsAnError() {
     Block block = Block.empty(SPEC, 1);
     float[][] out = {new float[1], new float[3]};
