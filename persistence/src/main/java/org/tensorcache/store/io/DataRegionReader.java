@@ -27,7 +27,7 @@ public final class DataRegionReader {
     this.unread = length;
     // no larger than the data: small segments should not pay for a large allocation
     int capacity = (int) Math.max(Float.BYTES, Math.min(BUFFER_BYTES, length));
-    this.buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    this.buffer = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
     buffer.limit(0);
   }
 

@@ -26,7 +26,7 @@ public final class DataRegionWriter {
     this.channel = channel;
     this.position = position;
     int capacity = (int) Math.max(Float.BYTES, Math.min(BUFFER_BYTES, length));
-    this.buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    this.buffer = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
   }
 
   /** Appends {@code count} floats of {@code src} from {@code off}. */
