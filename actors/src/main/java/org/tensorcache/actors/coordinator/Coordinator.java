@@ -203,6 +203,7 @@ public final class Coordinator
   /** Reads every segment the journal or the directory knows of, checked, on the I/O dispatcher. */
   private void restore(CacheDefinition d, CacheProgress progress) {
     for (int range : SegmentIo.toRestore(d, progress::isPersisted)) {
+      coverage.verifying(d.cacheId(), range);
       ctx.pipeToSelf(
           SegmentIo.read(d, range, node.ioExecutor()),
           (block, failure) -> new Restored(d.cacheId(), range, block, failure));
@@ -305,6 +306,7 @@ public final class Coordinator
 
   private ReplyEffect<Event, CoordinatorState> onRestored(CoordinatorState state, Restored cmd) {
     boolean persisted = state.progress(cmd.cacheId()).isPersisted(cmd.range());
+    coverage.verified(cmd.cacheId(), cmd.range()); // a lost range is no longer persisted either
     if (cmd.failure() != null || cmd.block() == null) {
       Throwable cause =
           cmd.failure() == null

@@ -1,9 +1,11 @@
 package org.tensorcache.actors.coordinator;
 
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * What the coordinator has seen of each range in the replicas: the block itself when its values are
@@ -13,16 +15,47 @@ final class Coverage {
   private final Map<String, Block[]> blocks = new HashMap<>();
   private final Map<String, int[]> present = new HashMap<>();
   private final Map<String, int[]> lengths = new HashMap<>();
+  // segments read back after a start and not yet checked: not counted as persisted until they are
+  private final Map<String, BitSet> verifying = new HashMap<>();
 
   void add(CacheDefinition d) {
-    int ranges = d.spec().rangeCount();
-    blocks.put(d.cacheId(), new Block[ranges]);
-    present.put(d.cacheId(), new int[ranges]);
+    add(d.cacheId(), d.spec());
+  }
+
+  void add(String cacheId, CacheSpec spec) {
+    int ranges = spec.rangeCount();
+    blocks.put(cacheId, new Block[ranges]);
+    present.put(cacheId, new int[ranges]);
     int[] length = new int[ranges];
     for (int r = 0; r < ranges; r++) {
-      length[r] = d.spec().rangeLength(r);
+      length[r] = spec.rangeLength(r);
     }
-    lengths.put(d.cacheId(), length);
+    lengths.put(cacheId, length);
+    verifying.put(cacheId, new BitSet(ranges));
+  }
+
+  /** Marks a range whose segment is being read back and checked. */
+  void verifying(String cacheId, int range) {
+    verifying.get(cacheId).set(range);
+  }
+
+  /** The check of a range's segment is over, whatever its outcome. */
+  void verified(String cacheId, int range) {
+    verifying.get(cacheId).clear(range);
+  }
+
+  /**
+   * Ranges persisted and checked: the journal's persisted ranges less those whose segments are
+   * still being checked, so that no one is told a cache is complete while a segment of it may be
+   * damaged and about to be computed again.
+   */
+  int persistedRanges(String cacheId, CoordinatorState.CacheProgress progress) {
+    int count = progress.persistedCount();
+    BitSet unchecked = verifying.get(cacheId);
+    for (int r = unchecked.nextSetBit(0); r >= 0; r = unchecked.nextSetBit(r + 1)) {
+      count -= progress.isPersisted(r) ? 1 : 0;
+    }
+    return count;
   }
 
   boolean knows(String cacheId) {
@@ -82,7 +115,7 @@ final class Coverage {
               known ? present(d.cacheId()) : 0,
               d.spec().rangeCount(),
               known ? completeRanges(d.cacheId()) : 0,
-              p.persistedCount(),
+              known ? persistedRanges(d.cacheId(), p) : p.persistedCount(),
               p.filling()));
     }
     return new Coordinator.Status(out.toArray(Coordinator.CacheStatus[]::new));

@@ -1,0 +1,38 @@
+package org.tensorcache.actors.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
+import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.spec.CacheSpec;
+
+class CoverageTest {
+  @Test
+  void aRangeWhoseSegmentIsBeingCheckedIsNotReportedPersisted() {
+    CacheSpec spec = new CacheSpec("c", 40, List.of(FieldSpec.scalar("x")), 10);
+    Coverage coverage = new Coverage();
+    coverage.add("c-1", spec);
+    CoordinatorState journal =
+        CoordinatorState.empty()
+            .apply(new RangePersisted("c-1", 0))
+            .apply(new RangePersisted("c-1", 1))
+            .apply(new RangePersisted("c-1", 2))
+            .apply(new RangePersisted("c-1", 3));
+    for (int r = 0; r < 4; r++) {
+      coverage.verifying("c-1", r); // a cold start reads every segment back
+    }
+    assertEquals(0, coverage.persistedRanges("c-1", journal.progress("c-1")));
+
+    coverage.verified("c-1", 0);
+    coverage.verified("c-1", 1);
+    coverage.verified("c-1", 3);
+    assertEquals(3, coverage.persistedRanges("c-1", journal.progress("c-1")), "2 is still read");
+
+    coverage.verified("c-1", 2); // found damaged: the journal records it lost
+    CoordinatorState after = journal.apply(new RangeLost("c-1", 2, "truncated"));
+    assertEquals(3, coverage.persistedRanges("c-1", after.progress("c-1")));
+  }
+}
