@@ -27,6 +27,25 @@ final class Postgres implements AutoCloseable {
   }
 
   /** The server the environment names, or a fresh one. */
+  /**
+   * Whether {@link #obtain()} can give a server: one named by the environment, or Debian's started
+   * here, which takes root (the server runs as the {@code postgres} user).
+   */
+  static boolean available() {
+    String url = System.getenv("TENSORCACHE_PG_URL");
+    if (url != null && !url.isBlank()) {
+      return true;
+    }
+    if (!"root".equals(System.getProperty("user.name"))) {
+      return false;
+    }
+    try (Stream<Path> dirs = Files.list(Path.of("/usr/lib/postgresql"))) {
+      return dirs.anyMatch(d -> Files.isExecutable(d.resolve("bin").resolve("postgres")));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   static Postgres obtain() throws IOException, InterruptedException {
     String url = System.getenv("TENSORCACHE_PG_URL");
     if (url != null && !url.isBlank()) {
