@@ -17,8 +17,8 @@ public final class FoundationBench {
   private FoundationBench() {}
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only runner|segments|cluster] [--out FILE] [--work
-   * DIR]}.
+   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster] [--out FILE]
+   * [--work DIR]}.
    */
   public static void main(String[] args) throws Exception {
     boolean quick = false;
@@ -35,7 +35,8 @@ public final class FoundationBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only runner|segments|cluster, --out FILE or --work DIR");
+                    + "', expected --quick, --only runner|segments|micro|cluster, --out FILE or"
+                    + " --work DIR");
       }
     }
     Files.createDirectories(work);
@@ -53,8 +54,12 @@ public final class FoundationBench {
       results.put("segments", SegmentBench.run(work.resolve("segments"), quick));
     }
 
-    if (only == null || !only.equals("cluster")) {
+    if (only == null || only.equals("runner") || only.equals("segments")) {
       write(out, results);
+    }
+    if (only == null || only.equals("micro")) {
+      System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");
+      org.tensorcache.bench.micro.MicroBench.run(out.toAbsolutePath().getParent(), quick);
     }
     if (only == null || only.equals("cluster")) {
       System.out.println("== embedded cluster next to its references ==");
@@ -73,7 +78,8 @@ public final class FoundationBench {
     System.out.println("written " + out);
   }
 
-  private static Map<String, Object> machine() {
+  /** The machine the figures were measured on. */
+  public static Map<String, Object> machine() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cores", Runtime.getRuntime().availableProcessors());
     m.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);

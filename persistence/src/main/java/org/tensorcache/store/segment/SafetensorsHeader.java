@@ -336,19 +336,21 @@ public final class SafetensorsHeader {
   public static void writeFile(
       Path file, List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data)
       throws IOException {
+    org.tensorcache.store.io.AtomicFiles.write(file, ch -> writeTo(ch, tensors, metadata, data));
+  }
+
+  /** Writes the same bytes as {@link #writeFile} to {@code ch} from position 0, as they come. */
+  public static void writeTo(
+      FileChannel ch, List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data)
+      throws IOException {
     Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
     meta.put("crc32c", crcHex(0));
     int headerLength = encode(tensors, meta).length;
-    org.tensorcache.store.io.AtomicFiles.write(
-        file,
-        ch -> {
-          var out =
-              new org.tensorcache.store.io.DataRegionWriter(
-                  ch, 8L + headerLength, dataLength(tensors));
-          data.write(out);
-          out.flush();
-          meta.put("crc32c", crcHex(out.crc32c()));
-          writePrefixAndHeader(ch, encode(tensors, meta));
-        });
+    var out =
+        new org.tensorcache.store.io.DataRegionWriter(ch, 8L + headerLength, dataLength(tensors));
+    data.write(out);
+    out.flush();
+    meta.put("crc32c", crcHex(out.crc32c()));
+    writePrefixAndHeader(ch, encode(tensors, meta));
   }
 }

@@ -42,13 +42,19 @@ public final class SegmentFile {
 
   /** Atomically writes {@code block} to {@code file}, tagged with {@code fingerprint}. */
   public static void write(Path file, Block block, Fingerprint fingerprint) throws IOException {
+    org.tensorcache.store.io.AtomicFiles.write(file, ch -> writeTo(ch, block, fingerprint));
+  }
+
+  /** Writes the segment's bytes to {@code ch} from position 0 (no fsync, no rename). */
+  public static void writeTo(FileChannel ch, Block block, Fingerprint fingerprint)
+      throws IOException {
     CacheSpec spec = block.spec();
     fingerprint.checkBelongsTo(spec);
     List<TensorInfo> tensors = tensors(spec, block.range());
     Map<String, String> meta =
         metadata(fingerprint, block.spec(), block.range(), block.presentCount());
-    SafetensorsHeader.writeFile(
-        file,
+    SafetensorsHeader.writeTo(
+        ch,
         tensors,
         meta,
         out -> {
@@ -72,9 +78,20 @@ public final class SegmentFile {
    */
   public static Block read(Path file, CacheSpec spec, Fingerprint expected, int range)
       throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      return read(file, ch, spec, expected, range);
+    }
+  }
+
+  /**
+   * Like {@link #read(Path, CacheSpec, Fingerprint, int)}, from {@code ch}; {@code file} names it.
+   */
+  public static Block read(
+      Path file, FileChannel ch, CacheSpec spec, Fingerprint expected, int range)
+      throws IOException {
     expected.checkBelongsTo(spec);
     List<TensorInfo> tensors = tensors(spec, range);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try {
       long size = ch.size();
       byte[] header = SafetensorsHeader.read(file, ch, size);
       long dataLength = SafetensorsHeader.dataLength(tensors);

@@ -1,0 +1,124 @@
+package org.tensorcache.bench.micro;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+/**
+ * The JMH micro benchmarks (block merge, segment codec in memory, lookup-reply serialization), each
+ * figure next to its reference. Prints a table and writes {@code micro.json} and the charts {@code
+ * micro-merge.png}, {@code micro-segments.png} and {@code micro-reply.png} in the results
+ * directory. Never fails on a figure: these machines are noisy.
+ */
+public final class MicroBench {
+  static final List<String> MERGE_LAYOUTS = List.of("logp-1024", "features-1024");
+  static final List<String> SEGMENT_LAYOUTS = List.of("logp-1024", "features-4096");
+  static final int[] BATCHES = {32, 256, 4096};
+
+  private MicroBench() {}
+
+  /** Usage: {@code MicroBench [--quick] [--out DIR]}; DIR defaults to {@code bench/results}. */
+  public static void main(String[] args) throws Exception {
+    boolean quick = false;
+    Path out = Path.of("bench/results");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> quick = true;
+        case "--out" -> out = Path.of(args[++i]);
+        default ->
+            throw new IllegalArgumentException(
+                "unknown argument '" + args[i] + "', expected --quick or --out DIR");
+      }
+    }
+    run(out, quick);
+  }
+
+  /**
+   * Runs every micro benchmark, each in one forked JVM started with this JVM's class path (so it
+   * works from the launcher's {@code bench/target/classes:bench/target/lib/*}), and writes the
+   * results files into {@code resultsDir}; returns what {@code micro.json} holds.
+   */
+  public static Map<String, Object> run(Path resultsDir, boolean quick) throws Exception {
+    long started = System.nanoTime();
+    // checked before timing anything: equal bytes to the product's files, lossless round trips
+    Map<String, Integer> segmentBytes = MicroChecks.segmentBytes(SEGMENT_LAYOUTS);
+    Map<String, Object> replyBytes = MicroChecks.replyBytes(BATCHES);
+
+    // 24 benchmarks, each in a fresh JVM of about a second of start-up (three also start an
+    // ActorSystem): quick keeps 0.5 s of iterations each to stay near 40 s on an idle 2-core
+    // machine. It is too short for the JIT to finish when the cores are oversubscribed; then
+    // the figures describe the interpreter and only the full mode (8 x 1 s) is worth reading.
+    int iterationMs = quick ? 100 : 1000;
+    int warmups = quick ? 2 : 3;
+    int measurements = quick ? 3 : 5;
+    String[] jvmArgs = {"-Xmx1g", "-Djava.awt.headless=true"};
+    Options options =
+        new OptionsBuilder()
+            .include("^" + MicroBench.class.getPackageName().replace(".", "\\.") + "\\.")
+            .forks(1)
+            .jvmArgs(jvmArgs)
+            .warmupIterations(warmups)
+            .warmupTime(TimeValue.milliseconds(iterationMs))
+            .measurementIterations(measurements)
+            .measurementTime(TimeValue.milliseconds(iterationMs))
+            .mode(Mode.AverageTime)
+            .timeUnit(TimeUnit.NANOSECONDS)
+            .shouldFailOnError(true)
+            .verbosity(quick ? VerboseMode.SILENT : VerboseMode.NORMAL)
+            .build();
+    System.out.printf(
+        "== JMH micro benchmarks (%s: %d x %d ms warm-up, %d x %d ms measured, 1 fork each) ==%n",
+        quick ? "quick" : "full", warmups, iterationMs, measurements, iterationMs);
+    Collection<RunResult> runs = new Runner(options).run();
+    if (runs.isEmpty()) {
+      throw new IllegalStateException(
+          "JMH found no benchmarks: META-INF/BenchmarkList is missing from the class path "
+              + System.getProperty("java.class.path"));
+    }
+    MicroReport report = new MicroReport(runs);
+
+    Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "micro");
+    results.put("when", Instant.now().toString());
+    results.put("machine", org.tensorcache.bench.FoundationBench.machine());
+    Map<String, Object> settings = new LinkedHashMap<>();
+    settings.put("quick", quick);
+    settings.put("mode", "average time per operation, ns");
+    settings.put("forks", 1);
+    settings.put("warmup", warmups + " x " + iterationMs + " ms");
+    settings.put("measurement", measurements + " x " + iterationMs + " ms");
+    settings.put("jvm_args", List.of(jvmArgs));
+    settings.put("error", "half-width of JMH's 99.9% confidence interval over the iterations");
+    results.put("settings", settings);
+    results.put("merge", report.merge(MERGE_LAYOUTS));
+    results.put("segments", report.segments(SEGMENT_LAYOUTS, segmentBytes));
+    results.put("replies", report.replies(BATCHES, replyBytes));
+    results.put("reply_serializers", replyBytes.get("serializers"));
+    results.put("wall_s", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+
+    Files.createDirectories(resultsDir);
+    Path json = resultsDir.resolve("micro.json");
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(json.toFile(), results);
+    System.out.println("written " + json);
+    report.charts(resultsDir, MERGE_LAYOUTS, SEGMENT_LAYOUTS, BATCHES);
+    return results;
+  }
+
+  /** The same keys as the other results files. */
+}
