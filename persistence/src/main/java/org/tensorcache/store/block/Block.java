@@ -225,6 +225,17 @@ public final class Block {
         int width = spec.fields().get(f).width();
         float[] dst = values[f];
         float[] src = other.values[f];
+        int wordBase = (w << 6) * width;
+        if (both == -1L) { // 64 examples on both sides: one contiguous loop the JIT vectorizes
+          for (int k = wordBase, end = wordBase + 64 * width; k < end; k++) {
+            dst[k] = Math.max(dst[k], src[k]);
+          }
+          continue;
+        }
+        if (onlyTheirs == -1L) {
+          System.arraycopy(src, wordBase, dst, wordBase, 64 * width);
+          continue;
+        }
         for (long bits = both; bits != 0; bits &= bits - 1) {
           int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
           for (int k = base, end = base + width; k < end; k++) {

@@ -57,6 +57,38 @@ class BlockMergeLawsTest {
     assertEquals(countUnion(a, b), target.presentCount());
   }
 
+  @Property(tries = 200)
+  void mergeTakesTheMaxWhereBothHoldAnExampleAndTheHoldersValueElsewhere(
+      @ForAll("blocks") Block a, @ForAll("blocks") Block b) {
+    Block m = a.merge(b);
+    float[] x = new float[WIDTH];
+    float[] y = new float[WIDTH];
+    float[] got = new float[WIDTH];
+    for (long i = a.start(); i < a.start() + a.length(); i++) {
+      assertEquals(a.isPresent(i) || b.isPresent(i), m.isPresent(i));
+      if (!m.isPresent(i)) {
+        continue;
+      }
+      for (int f = 0; f < 2; f++) {
+        int w = f == 0 ? 1 : WIDTH - 1; // the fields: a scalar and a [3] vector
+        m.copyValues(f, i, got, 0);
+        if (a.isPresent(i)) {
+          a.copyValues(f, i, x, 0);
+        }
+        if (b.isPresent(i)) {
+          b.copyValues(f, i, y, 0);
+        }
+        for (int k = 0; k < w; k++) {
+          float want =
+              a.isPresent(i) && b.isPresent(i)
+                  ? Math.max(x[k], y[k])
+                  : a.isPresent(i) ? x[k] : y[k];
+          assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(got[k]));
+        }
+      }
+    }
+  }
+
   private static int countUnion(Block a, Block b) {
     int n = 0;
     for (long i = a.start(); i < a.start() + a.length(); i++) {
