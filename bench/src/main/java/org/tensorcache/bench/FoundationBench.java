@@ -17,8 +17,9 @@ public final class FoundationBench {
   private FoundationBench() {}
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster] [--out FILE]
-   * [--work DIR]}.
+   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|remote] [--out
+   * FILE] [--work DIR]}; {@code remote} (lookups from a process without a replica next to Redis
+   * MGET) needs {@code redis-server} and is left out, saying so, where there is none.
    */
   public static void main(String[] args) throws Exception {
     boolean quick = false;
@@ -35,8 +36,8 @@ public final class FoundationBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only runner|segments|micro|cluster, --out FILE or"
-                    + " --work DIR");
+                    + "', expected --quick, --only runner|segments|micro|cluster|remote,"
+                    + " --out FILE or --work DIR");
       }
     }
     Files.createDirectories(work);
@@ -61,6 +62,15 @@ public final class FoundationBench {
       System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");
       org.tensorcache.bench.micro.MicroBench.run(out.toAbsolutePath().getParent(), quick);
     }
+    Path results = out.toAbsolutePath().getParent();
+    if (only == null || only.equals("remote")) {
+      System.out.println("== remote lookups (no replica) next to Redis MGET ==");
+      if (onPath("redis-server")) {
+        org.tensorcache.bench.remote.RemoteBench.run(work, results, quick);
+      } else {
+        System.out.println("left out: no redis-server on the PATH (Debian: apt-get install redis)");
+      }
+    }
     if (only == null || only.equals("cluster")) {
       System.out.println("== embedded cluster next to its references ==");
       Map<String, Object> cluster = new LinkedHashMap<>();
@@ -76,6 +86,15 @@ public final class FoundationBench {
     Files.createDirectories(out.toAbsolutePath().getParent());
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), results);
     System.out.println("written " + out);
+  }
+
+  private static boolean onPath(String program) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The machine the figures were measured on. */

@@ -11,7 +11,9 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.replica.ReplicaPublisher;
 import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.session.TrainerSession;
@@ -71,6 +73,10 @@ public final class TensorCacheNode implements Extension {
     ShardActor.init(system);
     TrainerSession.init(system);
     system.systemActorOf(ReplicaPublisher.create(), "tensorcache-replica", Props.empty());
+    // served from this node's replica to processes that hold none
+    ActorRef<LookupActor.Command> lookup =
+        system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
+    system.receptionist().tell(Receptionist.register(LookupActor.SERVICE_KEY, lookup));
     return Coordinator.init(system);
   }
 

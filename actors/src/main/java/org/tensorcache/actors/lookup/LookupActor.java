@@ -11,6 +11,7 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.TensorCacheNode;
@@ -25,6 +26,19 @@ import org.tensorcache.store.spec.CacheSpec;
  * timeout. It never answers a sentinel or a missing value: a batch is complete or an error.
  */
 public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
+  /**
+   * Every node's lookup actor, registered with the receptionist: members without a replica find one
+   * here.
+   */
+  public static final ServiceKey<Command> SERVICE_KEY =
+      ServiceKey.create(Command.class, "tensorcache-lookup");
+
+  /** The name of every node's lookup actor: a process that is no member selects {@link #PATH}. */
+  public static final String NAME = "tensorcache-lookup";
+
+  /** Where every node's lookup actor lives, below the node's address. */
+  public static final String PATH = "/system/" + NAME;
+
   /** What the lookup actor receives. */
   public interface Command extends KryoSerializable {}
 

@@ -1,0 +1,138 @@
+package org.tensorcache.bench.remote;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.bench.FoundationBench;
+import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.SyntheticPreferences;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+
+/**
+ * Lookups from a process that holds no replica: a client JVM asks an embedded node's lookup actor
+ * over Artery TCP and over Aeron UDP, each figure next to Redis MGET of the same keys and values in
+ * the same client. Prints a table, writes {@code remote.json} and {@code remote.png}. Never fails
+ * on a figure: these machines are noisy.
+ */
+public final class RemoteBench {
+  static final int N = 20_000;
+  static final List<String> TRANSPORTS = List.of("artery", "aeron");
+
+  /** The Aeron flags the launcher gives a node of the aeron profile, before Aeron reads them. */
+  static final Map<String, String> AERON_PROPERTIES =
+      Map.of(
+          "aeron.socket.so_rcvbuf", "4194304",
+          "aeron.socket.so_sndbuf", "4194304",
+          "aeron.rcv.initial.window.length", "4194304");
+
+  private RemoteBench() {}
+
+  /**
+   * Usage: {@code RemoteBench [--quick] [--only artery|aeron] [--out DIR] [--work DIR]}; {@code
+   * -Dpekko.*} and {@code -Daeron.*} settings apply to the server node and the client.
+   */
+  public static void main(String[] args) throws Exception {
+    boolean quick = false;
+    List<String> transports = TRANSPORTS;
+    Path out = Path.of("bench/results");
+    Path work = Path.of("bench/work");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> quick = true;
+        case "--out" -> out = Path.of(args[++i]);
+        case "--work" -> work = Path.of(args[++i]);
+        case "--only" -> transports = List.of(args[++i]);
+        default ->
+            throw new IllegalArgumentException(
+                "unknown argument '"
+                    + args[i]
+                    + "', expected --quick, --only artery|aeron, --out DIR or --work DIR");
+      }
+    }
+    if (!TRANSPORTS.containsAll(transports)) {
+      throw new IllegalArgumentException(
+          "--only " + transports + ", expected one of " + TRANSPORTS);
+    }
+    run(work, out, quick, transports);
+    System.exit(0); // an aeron-udp node may leave non-daemon threads behind
+  }
+
+  /** Runs the benchmark; returns what it writes to {@code resultsDir/remote.json}. */
+  public static Map<String, Object> run(Path work, Path resultsDir, boolean quick)
+      throws Exception {
+    return run(work, resultsDir, quick, TRANSPORTS);
+  }
+
+  /** Runs the benchmark over {@code transports} (artery, aeron) only. */
+  public static Map<String, Object> run(
+      Path work, Path resultsDir, boolean quick, List<String> transports) throws Exception {
+    AERON_PROPERTIES.forEach(System::setProperty);
+    long t0 = System.nanoTime();
+    Path dir = work.resolve("remote").toAbsolutePath();
+    SyntheticPreferences.write(Files.createDirectories(dir).resolve("data.jsonl"), 42, N);
+    PreferenceDataset data = PreferenceDataset.load(dir.resolve("data.jsonl"));
+    CacheSpec spec = new CacheSpec("bench-remote", N, SyntheticRunner.FIELDS, 1024);
+    Fingerprint fp;
+    try (SyntheticRunner runner = new SyntheticRunner()) {
+      fp = CacheDefinition.fingerprint(runner, data, spec);
+    }
+
+    List<Map<String, Object>> rows = new ArrayList<>();
+    boolean loaded = false;
+    try (RedisServer redis =
+            RedisServer.start(dir.resolve("redis-" + ProcessHandle.current().pid()));
+        // starts while the first server fills; it touches Redis only once asked to measure
+        ClientProcess client =
+            new ClientProcess(fp.cacheId(), redis, dir.resolve("client"), quick)) {
+      for (String transport : transports) {
+        Path phase = Scratch.fresh(dir.resolve(transport));
+        CacheDefinition definition =
+            new CacheDefinition(
+                spec, fp, data, SyntheticRunner::new, phase.resolve("segments"), 64);
+        List<String> profiles =
+            transport.equals("aeron") ? List.of("aeron", "local") : List.of("local");
+        long started = System.nanoTime();
+        try (ServerNode server = ServerNode.start(profiles, definition, phase.resolve("node"))) {
+          if (!loaded) { // the values the first server holds, checked against the runner
+            float[][] values = server.values();
+            redis.load(values[0], values[1]);
+            loaded = true;
+          }
+          System.out.printf(
+              "%s: server filled and ready in %.1f s at %s%n",
+              transport, (System.nanoTime() - started) / 1e9, server.lookupPath());
+          long measuring = System.nanoTime();
+          rows.addAll(client.measure(transport, server.lookupPath()));
+          System.out.printf(
+              "%s: measured in %.1f s%n", transport, (System.nanoTime() - measuring) / 1e9);
+        }
+      }
+    }
+    Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "remote");
+    results.put("when", Instant.now().toString());
+    results.put("machine", FoundationBench.machine());
+    results.put("examples", N);
+    results.put("quick", quick);
+    results.put("rows", rows);
+    results.put("targets_at_256", RemoteReport.targets(rows));
+    RemoteReport.print(rows);
+    Files.createDirectories(resultsDir);
+    Path json = resultsDir.resolve("remote.json");
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(json.toFile(), results);
+    System.out.println("written " + json);
+    RemoteReport.chart(resultsDir.resolve("remote.png"), rows);
+    System.out.printf("remote bench took %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    return results;
+  }
+}

@@ -1,0 +1,209 @@
+package org.tensorcache.bench.remote;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.node.NodeLauncher;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The client process: an actor system that is no cluster member and holds no replica asks the
+ * server's lookup actor over Artery; next to each figure, Redis MGET of the same keys. Prints one
+ * line {@code RESULT <json>} with the rows.
+ */
+public final class RemoteClient {
+  static final String RESULT = "RESULT ";
+  private static final Duration ASK = Duration.ofSeconds(10);
+  private static final int[] BATCHES = {32, 256, 4096};
+
+  private RemoteClient() {}
+
+  /**
+   * Usage: {@code RemoteClient --cache ID --n N --redis PORT --redis-pid PID --server-pid PID
+   * --work DIR [--quick]}, then one line {@code run artery|aeron LOOKUP-PATH} per server on
+   * standard input; each prints a {@code RESULT} line. The JVM stays up between servers, so the
+   * second one is measured warm as well.
+   */
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable e) {
+      e.printStackTrace();
+      System.exit(1); // a failed check or server: exit at once, whatever threads are left
+    }
+    System.exit(0); // an aeron-udp system may leave non-daemon threads behind
+  }
+
+  private static void run(String[] args) throws Exception {
+    Map<String, String> a = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--quick")) {
+        a.put("quick", "true");
+      } else if (args[i].startsWith("--") && i + 1 < args.length) {
+        a.put(args[i].substring(2), args[++i]);
+      } else {
+        throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+      }
+    }
+    int n = Integer.parseInt(a.get("n"));
+    byte[][] keys = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      keys[i] = RedisServer.key(i);
+    }
+    int redisPort = Integer.parseInt(a.get("redis"));
+    Load.Targets redis = () -> new RedisTarget(new Jedis("127.0.0.1", redisPort), keys);
+    // CPU per batch of this process and of the server's, measured over the same window
+    Map<String, LongSupplier> tcCpu = new LinkedHashMap<>();
+    tcCpu.put("client", CpuMeter.self());
+    tcCpu.put("server", CpuMeter.process(Long.parseLong(a.get("server-pid"))));
+    Map<String, LongSupplier> redisCpu = new LinkedHashMap<>();
+    redisCpu.put("client", CpuMeter.self());
+    redisCpu.put("server", CpuMeter.process(Long.parseLong(a.get("redis-pid"))));
+    boolean quick = a.containsKey("quick");
+
+    var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+    for (String line; (line = in.readLine()) != null && line.startsWith("run "); ) {
+      String[] words = line.split(" ");
+      String transport = words[1];
+      ActorSystem<Void> system =
+          ActorSystem.create(
+              Behaviors.empty(), "tensorcache-client", config(transport, Path.of(a.get("work"))));
+      try {
+        ActorRef<LookupActor.Command> lookup =
+            Adapter.toTyped(
+                Adapter.toClassic(system)
+                    .actorSelection(words[2])
+                    .resolveOne(ASK)
+                    .toCompletableFuture()
+                    .get(ASK.toSeconds() + 1, TimeUnit.SECONDS));
+        Load.Targets tensorCache = () -> new TensorCacheTarget(system, lookup, a.get("cache"));
+        // JIT and connections warm before the first figure, every batch size (C2 takes a while on
+        // a small busy machine), ending with the size measured first
+        for (int i = BATCHES.length - 1; i >= 0; i--) {
+          Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, quick ? 0.05 : 1);
+          Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, quick ? 0.3 : 4);
+        }
+
+        double warmup = quick ? 0.05 : 2;
+        double measure = quick ? 0.3 : 5;
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int batch : BATCHES) {
+          for (int threads : new int[] {1, 4}) {
+            // the two systems alternate so that both see the same moment of a noisy machine
+            var tc = Load.run(tensorCache, tcCpu, n, batch, threads, warmup, measure);
+            rows.add(row(transport, transport, tc));
+            var r = Load.run(redis, redisCpu, n, batch, threads, warmup, measure);
+            rows.add(row("redis", transport, r));
+          }
+        }
+        System.out.println(RESULT + new ObjectMapper().writeValueAsString(rows));
+      } finally {
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  private static Map<String, Object> row(
+      String system, String nextTo, Map<String, Object> figures) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("system", system);
+    row.put("next_to", nextTo);
+    row.putAll(figures);
+    return row;
+  }
+
+  /** A remote actor system (no cluster) with the product's transport profile and serializers. */
+  private static com.typesafe.config.Config config(String transport, Path work) {
+    Map<String, Object> overrides = new HashMap<>();
+    overrides.put("pekko.actor.provider", "remote");
+    overrides.put("pekko.remote.artery.canonical.hostname", "127.0.0.1");
+    overrides.put("pekko.remote.artery.canonical.port", 0);
+    overrides.put("pekko.loglevel", "WARNING");
+    overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
+    overrides.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
+    List<String> profiles =
+        transport.equals("aeron") ? List.of("aeron", "cluster") : List.of("cluster");
+    return NodeLauncher.config(profiles, overrides, work);
+  }
+
+  /** Asks the server's lookup actor, as any non-member would: one ask per batch. */
+  private record TensorCacheTarget(
+      ActorSystem<?> system, ActorRef<LookupActor.Command> lookup, String cacheId)
+      implements Load.Target<LookupActor.Batch> {
+    @Override
+    public LookupActor.Batch fetch(long[] indices) throws Exception {
+      return AskPattern.<LookupActor.Command, LookupActor.Batch>askWithStatus(
+              lookup,
+              replyTo -> new LookupActor.GetBatch(cacheId, indices, replyTo),
+              ASK,
+              system.scheduler())
+          .toCompletableFuture()
+          .get(ASK.toSeconds() + 1, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void check(long[] indices, LookupActor.Batch reply) {
+      if (!java.util.Arrays.equals(indices, reply.indices())) {
+        throw new IllegalStateException("reply for other indices");
+      }
+      for (int i = 0; i < indices.length; i++) {
+        expect(indices[i], reply.values()[0][i], reply.values()[1][i]);
+      }
+    }
+  }
+
+  /** One connection per thread; MGET of the batch's keys. */
+  private record RedisTarget(Jedis jedis, byte[][] keys) implements Load.Target<List<byte[]>> {
+    @Override
+    public List<byte[]> fetch(long[] indices) {
+      byte[][] wanted = new byte[indices.length][];
+      for (int i = 0; i < indices.length; i++) {
+        wanted[i] = keys[(int) indices[i]];
+      }
+      return jedis.mget(wanted);
+    }
+
+    @Override
+    public void check(long[] indices, List<byte[]> reply) {
+      if (reply.size() != indices.length) {
+        throw new IllegalStateException("MGET answered " + reply.size() + " values");
+      }
+      for (int i = 0; i < indices.length; i++) {
+        if (reply.get(i) == null || reply.get(i).length != 8) {
+          throw new IllegalStateException("Redis holds no 8-byte value of example " + indices[i]);
+        }
+        ByteBuffer v = ByteBuffer.wrap(reply.get(i)).order(ByteOrder.LITTLE_ENDIAN);
+        expect(indices[i], v.getFloat(), v.getFloat());
+      }
+    }
+
+    @Override
+    public void close() {
+      jedis.close();
+    }
+  }
+
+  private static void expect(long index, float chosen, float rejected) {
+    if (Float.floatToRawIntBits(chosen) != Float.floatToRawIntBits(SyntheticRunner.chosen(index))
+        || Float.floatToRawIntBits(rejected)
+            != Float.floatToRawIntBits(SyntheticRunner.rejected(index))) {
+      throw new IllegalStateException("wrong value served for example " + index);
+    }
+  }
+}
