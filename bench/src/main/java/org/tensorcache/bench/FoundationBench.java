@@ -62,11 +62,11 @@ public final class FoundationBench {
       System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");
       org.tensorcache.bench.micro.MicroBench.run(out.toAbsolutePath().getParent(), quick);
     }
-    Path results = out.toAbsolutePath().getParent();
+    Path resultsDir = out.toAbsolutePath().getParent();
     if (only == null || only.equals("remote")) {
       System.out.println("== remote lookups (no replica) next to Redis MGET ==");
       if (onPath("redis-server")) {
-        org.tensorcache.bench.remote.RemoteBench.run(work, results, quick);
+        org.tensorcache.bench.remote.RemoteBench.run(work, resultsDir, quick);
       } else {
         System.out.println("left out: no redis-server on the PATH (Debian: apt-get install redis)");
       }
