@@ -17,11 +17,23 @@ public final class FoundationBench {
   private FoundationBench() {}
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|remote] [--out
-   * FILE] [--work DIR]}; {@code remote} (lookups from a process without a replica next to Redis
-   * MGET) needs {@code redis-server} and is left out, saying so, where there is none.
+   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|remote|scale]
+   * [--out FILE] [--work DIR]}; {@code remote} (lookups from a process without a replica next to
+   * Redis MGET) needs {@code redis-server} and is left out, saying so, where there is none.
    */
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    int code = 0;
+    try {
+      run(args);
+    } catch (Exception | Error e) {
+      e.printStackTrace();
+      code = 1;
+    }
+    // a benchmark's cluster or client may leave a non-daemon thread behind: end the run anyway
+    System.exit(code);
+  }
+
+  private static void run(String[] args) throws Exception {
     boolean quick = false;
     String only = null;
     Path out = Path.of("bench/results/foundation.json");
@@ -36,7 +48,7 @@ public final class FoundationBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only runner|segments|micro|cluster|remote,"
+                    + "', expected --quick, --only runner|segments|micro|cluster|remote|scale,"
                     + " --out FILE or --work DIR");
       }
     }
@@ -56,6 +68,16 @@ public final class FoundationBench {
     }
 
     if (only == null || only.equals("runner") || only.equals("segments")) {
+      if (only != null && Files.exists(out)) { // keep the other part's figures of an earlier run
+        Map<String, Object> earlier =
+            new ObjectMapper()
+                .readValue(
+                    out.toFile(),
+                    new com.fasterxml.jackson.core.type.TypeReference<
+                        LinkedHashMap<String, Object>>() {});
+        earlier.putAll(results);
+        results = earlier;
+      }
       write(out, results);
     }
     if (only == null || only.equals("micro")) {
@@ -70,6 +92,10 @@ public final class FoundationBench {
       } else {
         System.out.println("left out: no redis-server on the PATH (Debian: apt-get install redis)");
       }
+    }
+    if (only == null || only.equals("scale")) {
+      System.out.println("== memory per cached float, and how costs grow with N and nodes ==");
+      org.tensorcache.bench.scale.ScaleBench.run(work, resultsDir, quick);
     }
     if (only == null || only.equals("cluster")) {
       System.out.println("== embedded cluster next to its references ==");

@@ -1,0 +1,78 @@
+package org.tensorcache.bench.scale;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Bytes per cached float, measured: one node fills a cache of N = 10 million examples x 2 float
+ * fields (see {@link MemoryMeasure}). The full run measures in a child JVM of its own with native
+ * memory tracking on and a fixed heap (so the collector's own tables do not grow with the cache)
+ * and the product's settings. The quick run (N = 1 million) measures in this JVM, before anything
+ * else ran in it, with a 1 s idle timeout for shard entities so that their passivation does not
+ * take minutes; it reads native memory tracking only when this JVM was started with it.
+ */
+final class MemoryBench {
+  /** Shard entities passivate after this idle time in the quick run (the product: 2 minutes). */
+  private static final String QUICK_IDLE_TIMEOUT = "1s";
+
+  private MemoryBench() {}
+
+  static Map<String, Object> run(Path work, boolean quick) throws Exception {
+    Path dir = work.toAbsolutePath().resolve("memory");
+    if (quick) {
+      Map<String, Object> r =
+          MemoryMeasure.measure(
+              dir,
+              1_000_000,
+              Map.of(
+                  "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout",
+                  QUICK_IDLE_TIMEOUT));
+      r.put("jvm", "this one (quick run): heap not fixed");
+      return r;
+    }
+    String heap = "3g";
+    Path out = work.toAbsolutePath().resolve("memory-result.json");
+    Files.deleteIfExists(out);
+    List<String> jvm = new ArrayList<>();
+    jvm.add("-Xms" + heap);
+    jvm.add("-Xmx" + heap);
+    jvm.add("-XX:NativeMemoryTracking=summary");
+    jvm.add("-Djava.awt.headless=true");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvm);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(MemoryBench.class.getName());
+    command.add(out.toString());
+    command.add(dir.toString());
+    command.add("10000000");
+    Process child = new ProcessBuilder(command).inheritIO().start();
+    if (!child.waitFor(40, TimeUnit.MINUTES)) {
+      child.destroyForcibly();
+      throw new IllegalStateException("memory measurement did not end within 40 minutes");
+    }
+    if (child.exitValue() != 0 || !Files.exists(out)) {
+      throw new IllegalStateException("memory measurement failed, exit code " + child.exitValue());
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> result = new ObjectMapper().readValue(out.toFile(), Map.class);
+    result.put("jvm", "child: " + String.join(" ", jvm));
+    return result;
+  }
+
+  /** The child: {@code MemoryBench RESULT_JSON WORK_DIR N}, with the product's settings. */
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args[0]);
+    Map<String, Object> r =
+        MemoryMeasure.measure(Path.of(args[1]), Integer.parseInt(args[2]), Map.of());
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), r);
+  }
+}
