@@ -7,11 +7,11 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Scratch directories of the benchmarks. */
-final class Files2 {
+public final class Files2 {
   private Files2() {}
 
   /** An empty directory at {@code dir}, whatever was there before. */
-  static Path fresh(Path dir) throws IOException {
+  public static Path fresh(Path dir) throws IOException {
     if (Files.exists(dir)) {
       try (Stream<Path> paths = Files.walk(dir)) {
         for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {

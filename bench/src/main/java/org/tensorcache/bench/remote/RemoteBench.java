@@ -93,7 +93,7 @@ public final class RemoteBench {
         ClientProcess client =
             new ClientProcess(fp.cacheId(), redis, dir.resolve("client"), quick)) {
       for (String transport : transports) {
-        Path phase = Scratch.fresh(dir.resolve(transport));
+        Path phase = org.tensorcache.bench.Files2.fresh(dir.resolve(transport));
         CacheDefinition definition =
             new CacheDefinition(
                 spec, fp, data, SyntheticRunner::new, phase.resolve("segments"), 64);

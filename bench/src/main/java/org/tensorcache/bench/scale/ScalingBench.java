@@ -40,7 +40,7 @@ final class ScalingBench {
   private static Map<String, Object> one(
       Path work, int n, int nodes, boolean quick, double runnerAlone) throws Exception {
     String name = "scale-n" + n + "-k" + nodes;
-    Path dir = ScaleFiles.fresh(work.resolve(name));
+    Path dir = org.tensorcache.bench.Files2.fresh(work.resolve(name));
     CacheDefinition def = ScaleNodes.definition(dir, name, n);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("case", nodes == 1 ? "N=" + ScaleTable.count(n) : nodes + " nodes, N=1M");
