@@ -135,7 +135,12 @@ public final class Coordinator
       TimerScheduler<Command> timers,
       ReplicatorMessageAdapter<Command, BlockData> replicator,
       ReplicatorMessageAdapter<Command, PresenceData> presence) {
-    super(PersistenceId.ofUniqueId("tensorcache-coordinator"));
+    // a journal write can fail, e.g. when an old singleton on a node being downed wrote the same
+    // sequence number first: restart and recover the journal rather than stay stopped for good
+    super(
+        PersistenceId.ofUniqueId("tensorcache-coordinator"),
+        org.apache.pekko.actor.typed.SupervisorStrategy.restartWithBackoff(
+            java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(5), 0.2));
     this.ctx = ctx;
     this.timers = timers;
     this.replicator = replicator;
