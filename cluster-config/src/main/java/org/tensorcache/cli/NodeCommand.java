@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.node.NodeLauncher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,28 +51,47 @@ final class NodeCommand implements Callable<Integer> {
       description = "Remoting port of this node (default: ${DEFAULT-VALUE}).")
   int port;
 
+  @Option(
+      names = "--lookup-port",
+      description =
+          "Binary lookup port for processes that are no cluster members (RemoteLookupClient);"
+              + " 0 picks a free one (default: none).")
+  Integer lookupPort;
+
   @Override
   public Integer call() throws Exception {
     List<String> roleList = parseRoles(roles);
     HostPort.checkPort(port, "--port");
+    if (lookupPort != null && (lookupPort < 0 || lookupPort > 65535)) {
+      throw new IllegalArgumentException(
+          "--lookup-port " + lookupPort + " out of range, expected 1..65535 or 0 (any free port)");
+    }
     List<String> seeds = cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
     Job prepared = job.prepare();
     Map<String, Object> overrides =
         new HashMap<>(NodeLauncher.clusterOverrides(cluster.host, port, seeds, roleList));
     // the exit code says how the node ended, so the JVM is not left from inside the shutdown
     overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
+    if (lookupPort != null) {
+      overrides.put("tensorcache.lookup.endpoint.port", lookupPort);
+    }
     Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir);
     NodeLauncher.Node node = NodeLauncher.start(config, List.of(prepared.definition()));
     ActorSystem<Void> system = node.system();
     Signal.handle(
         new Signal("TERM"), s -> CoordinatedShutdown.get(system).runAll(Terminated.BY_SIGNAL));
     String address = Cluster.get(system).selfMember().address().toString();
+    String endpoint =
+        TensorCacheNode.get(system)
+            .endpointAddress()
+            .map(a -> " lookup-port=" + a.getHostString() + ":" + a.getPort())
+            .orElse("");
     NodeLauncher.whenUp(system)
         .thenRun(
             () ->
                 System.out.printf(
-                    "node up: %s roles=%s cache=%s%n",
-                    address, roleList, prepared.definition().cacheId()));
+                    "node up: %s roles=%s cache=%s%s%n",
+                    address, roleList, prepared.definition().cacheId(), endpoint));
     system.getWhenTerminated().toCompletableFuture().join();
     Optional<CoordinatedShutdown.Reason> reason =
         CoordinatedShutdown.get(system).getShutdownReason();

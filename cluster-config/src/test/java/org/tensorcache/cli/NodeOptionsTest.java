@@ -34,6 +34,11 @@ class NodeOptionsTest {
         "a:1,b:x");
     assertError("seed 'a:0': port 0 out of range, expected 1..65535", "node", "--seeds", "a:0");
     assertError("--port 70000 out of range, expected 1..65535", "node", "--port", "70000");
+    assertError(
+        "--lookup-port -2 out of range, expected 1..65535 or 0 (any free port)",
+        "node",
+        "--lookup-port",
+        "-2");
     assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a bad option");
   }
 

@@ -1,10 +1,15 @@
 package org.tensorcache.actors.cache;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -14,6 +19,7 @@ import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.lookup.LookupEndpoint;
 import org.tensorcache.actors.replica.ReplicaPublisher;
 import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.session.TrainerSession;
@@ -37,6 +43,7 @@ public final class TensorCacheNode implements Extension {
   private final java.util.concurrent.atomic.AtomicLong computedExamples =
       new java.util.concurrent.atomic.AtomicLong();
   private final ActorSystem<?> system;
+  private volatile LookupEndpoint endpoint;
 
   private TensorCacheNode(ActorSystem<?> system) {
     this.system = system;
@@ -77,7 +84,36 @@ public final class TensorCacheNode implements Extension {
     ActorRef<LookupActor.Command> lookup =
         system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
     system.receptionist().tell(Receptionist.register(LookupActor.SERVICE_KEY, lookup));
+    startEndpoint(lookup);
     return Coordinator.init(system);
+  }
+
+  /** Binds the binary lookup port when it is configured; it closes as the node shuts down. */
+  private void startEndpoint(ActorRef<LookupActor.Command> lookup) {
+    LookupEndpoint.Settings s = LookupEndpoint.Settings.create(system.settings().config());
+    if (s.port() < 0) {
+      return;
+    }
+    try {
+      endpoint = LookupEndpoint.start(system, lookup, s);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    CoordinatedShutdown.get(system)
+        .addTask(
+            CoordinatedShutdown.PhaseServiceUnbind(),
+            "tensorcache-lookup-endpoint",
+            () -> {
+              endpoint.close();
+              return CompletableFuture.completedFuture(Done.getInstance());
+            });
+    system.getWhenTerminated().thenRun(endpoint::close);
+  }
+
+  /** The address of this node's binary lookup port, if it has one. */
+  public Optional<InetSocketAddress> endpointAddress() {
+    LookupEndpoint e = endpoint;
+    return e == null ? Optional.empty() : Optional.of(e.address());
   }
 
   /** The definition of {@code cacheId}, or an error naming the known caches. */

@@ -128,7 +128,7 @@ public final class TensorCacheClient {
     return new Local(indices, out, spec, view.gather(cacheId, indices, out));
   }
 
-  private static void checkBuffers(String cacheId, CacheSpec spec, int count, float[][] out) {
+  static void checkBuffers(String cacheId, CacheSpec spec, int count, float[][] out) {
     if (out == null || out.length != spec.fields().size()) {
       throw new IllegalArgumentException(
           String.format(

@@ -53,9 +53,11 @@ class BadInputTest {
     ActorRef<Coordinator.Command> coordinator = node.start();
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    fill(coordinator, filled.cacheId());
+    Fills.fill(kit, coordinator, filled.cacheId(), Duration.ofSeconds(40));
     List<Coordinator.CacheStatus> before =
-        List.of(status(coordinator, filled), status(coordinator, slow));
+        List.of(
+            Fills.status(kit, coordinator, filled.cacheId()),
+            Fills.status(kit, coordinator, slow.cacheId()));
     assertEquals(0, before.get(1).present(), "nothing of the slow cache is computed yet");
 
     TensorCacheClient client = TensorCacheClient.create(kit.system());
@@ -100,7 +102,11 @@ class BadInputTest {
     for (int f = 0; f < 2; f++) {
       assertArrayEquals(fresh.values()[f], java.util.Arrays.copyOf(reused[f], 3));
     }
-    assertEquals(before, List.of(status(coordinator, filled), status(coordinator, slow)));
+    assertEquals(
+        before,
+        List.of(
+            Fills.status(kit, coordinator, filled.cacheId()),
+            Fills.status(kit, coordinator, slow.cacheId())));
 
     String slowId = slow.cacheId();
     String expected = "cache '" + slowId + "' failed: not computed within 300 ms";
@@ -109,7 +115,10 @@ class BadInputTest {
     var late =
         assertThrows(LookupFailedException.class, () -> client.lookup(slowId, new long[] {5}));
     assertTrue(late.getMessage().endsWith(expected), late.getMessage());
-    assertEquals(before.get(0), status(coordinator, filled), "the filled cache is unchanged");
+    assertEquals(
+        before.get(0),
+        Fills.status(kit, coordinator, filled.cacheId()),
+        "the filled cache is unchanged");
   }
 
   private String getBatchError(ActorRef<LookupActor.Command> lookup, String cacheId, long[] idx) {
@@ -118,42 +127,6 @@ class BadInputTest {
     StatusReply<LookupActor.Batch> reply = replies.receiveMessage(Duration.ofSeconds(5));
     assertTrue(reply.isError(), "an error expected for " + cacheId);
     return reply.getError().getMessage();
-  }
-
-  private void fill(ActorRef<Coordinator.Command> coordinator, String cacheId) {
-    TestProbe<StatusReply<org.apache.pekko.Done>> acks = kit.createTestProbe();
-    acks.awaitAssert(
-        Duration.ofSeconds(20),
-        () -> {
-          coordinator.tell(new Coordinator.StartFill(cacheId, acks.ref()));
-          assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(3)));
-          return null;
-        });
-    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
-    statuses.awaitAssert(
-        Duration.ofSeconds(40),
-        Duration.ofMillis(300),
-        () -> {
-          coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
-          for (Coordinator.CacheStatus s :
-              statuses.receiveMessage(Duration.ofSeconds(5)).caches()) {
-            if (s.cacheId().equals(cacheId)) {
-              assertEquals(s.ranges(), s.persistedRanges(), s.toString());
-            }
-          }
-          return null;
-        });
-  }
-
-  private Coordinator.CacheStatus status(ActorRef<Coordinator.Command> coordinator, TestCache c) {
-    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
-    coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
-    for (Coordinator.CacheStatus s : statuses.receiveMessage(Duration.ofSeconds(5)).caches()) {
-      if (s.cacheId().equals(c.cacheId())) {
-        return s;
-      }
-    }
-    throw new AssertionError("no status of " + c.cacheId());
   }
 
   @AfterEach

@@ -56,10 +56,13 @@ final class ClientProcess implements AutoCloseable {
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 
-  /** Measures the server whose lookup actor is at {@code lookupPath}; returns the rows. */
+  /**
+   * Measures the server whose lookup actor is at {@code target} (for the endpoint: its {@code
+   * host:port}); returns the rows.
+   */
   @SuppressWarnings("unchecked")
-  List<Map<String, Object>> measure(String transport, String lookupPath) throws Exception {
-    commands.println("run " + transport + " " + lookupPath);
+  List<Map<String, Object>> measure(String transport, String target) throws Exception {
+    commands.println("run " + transport + " " + target);
     for (String line; (line = output.readLine()) != null; ) {
       if (line.startsWith(RemoteClient.RESULT)) {
         return new ObjectMapper()

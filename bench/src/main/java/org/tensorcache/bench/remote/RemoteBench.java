@@ -17,14 +17,15 @@ import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
 /**
- * Lookups from a process that holds no replica: a client JVM asks an embedded node's lookup actor
- * over Artery TCP and over Aeron UDP, each figure next to Redis MGET of the same keys and values in
- * the same client. Prints a table, writes {@code remote.json} and {@code remote.png}. Never fails
- * on a figure: these machines are noisy.
+ * Lookups from a process that holds no replica: a client JVM asks an embedded node through its
+ * binary lookup port (RemoteLookupClient), and its lookup actor over Artery TCP and over Aeron UDP,
+ * each figure next to Redis MGET of the same keys and values in the same client. Prints a table,
+ * writes {@code remote.json} and {@code remote.png}. Never fails on a figure: these machines are
+ * noisy.
  */
 public final class RemoteBench {
   static final int N = 20_000;
-  static final List<String> TRANSPORTS = List.of("artery", "aeron");
+  static final List<String> TRANSPORTS = List.of("endpoint", "artery", "aeron");
 
   /** The Aeron flags the launcher gives a node of the aeron profile, before Aeron reads them. */
   static final Map<String, String> AERON_PROPERTIES =
@@ -36,8 +37,8 @@ public final class RemoteBench {
   private RemoteBench() {}
 
   /**
-   * Usage: {@code RemoteBench [--quick] [--only artery|aeron] [--out DIR] [--work DIR]}; {@code
-   * -Dpekko.*} and {@code -Daeron.*} settings apply to the server node and the client.
+   * Usage: {@code RemoteBench [--quick] [--only endpoint|artery|aeron] [--out DIR] [--work DIR]};
+   * {@code -Dpekko.*} and {@code -Daeron.*} settings apply to the server node and the client.
    */
   public static void main(String[] args) throws Exception {
     boolean quick = false;
@@ -54,7 +55,7 @@ public final class RemoteBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only artery|aeron, --out DIR or --work DIR");
+                    + "', expected --quick, --only endpoint|artery|aeron, --out DIR or --work DIR");
       }
     }
     if (!TRANSPORTS.containsAll(transports)) {
@@ -71,7 +72,7 @@ public final class RemoteBench {
     return run(work, resultsDir, quick, TRANSPORTS);
   }
 
-  /** Runs the benchmark over {@code transports} (artery, aeron) only. */
+  /** Runs the benchmark over {@code transports} (endpoint, artery, aeron) only. */
   public static Map<String, Object> run(
       Path work, Path resultsDir, boolean quick, List<String> transports) throws Exception {
     AERON_PROPERTIES.forEach(System::setProperty);
@@ -107,10 +108,14 @@ public final class RemoteBench {
             loaded = true;
           }
           System.out.printf(
-              "%s: server filled and ready in %.1f s at %s%n",
-              transport, (System.nanoTime() - started) / 1e9, server.lookupPath());
+              "%s: server filled and ready in %.1f s at %s, lookup port %s%n",
+              transport,
+              (System.nanoTime() - started) / 1e9,
+              server.lookupPath(),
+              server.endpoint());
           long measuring = System.nanoTime();
-          rows.addAll(client.measure(transport, server.lookupPath()));
+          String target = transport.equals("endpoint") ? server.endpoint() : server.lookupPath();
+          rows.addAll(client.measure(transport, target));
           System.out.printf(
               "%s: measured in %.1f s%n", transport, (System.nanoTime() - measuring) / 1e9);
         }

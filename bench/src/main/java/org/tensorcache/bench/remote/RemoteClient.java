@@ -1,6 +1,7 @@
 package org.tensorcache.bench.remote;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -17,14 +18,15 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.node.NodeLauncher;
 import redis.clients.jedis.Jedis;
 
 /**
- * The client process: an actor system that is no cluster member and holds no replica asks the
- * server's lookup actor over Artery; next to each figure, Redis MGET of the same keys. Prints one
- * line {@code RESULT <json>} with the rows.
+ * The client process: no cluster member and no replica; it asks the server's binary lookup port, or
+ * its lookup actor over Artery from an actor system of its own; next to each figure, Redis MGET of
+ * the same keys. Prints one line {@code RESULT <json>} with the rows.
  */
 public final class RemoteClient {
   static final String RESULT = "RESULT ";
@@ -35,9 +37,9 @@ public final class RemoteClient {
 
   /**
    * Usage: {@code RemoteClient --cache ID --n N --redis PORT --redis-pid PID --server-pid PID
-   * --work DIR [--quick]}, then one line {@code run artery|aeron LOOKUP-PATH} per server on
-   * standard input; each prints a {@code RESULT} line. The JVM stays up between servers, so the
-   * second one is measured warm as well.
+   * --work DIR [--quick]}, then one line {@code run artery|aeron LOOKUP-PATH} or {@code run
+   * endpoint HOST:PORT} per server on standard input; each prints a {@code RESULT} line. The JVM
+   * stays up between servers, so the second one is measured warm as well.
    */
   public static void main(String[] args) {
     try {
@@ -81,17 +83,17 @@ public final class RemoteClient {
       String[] words = line.split(" ");
       String transport = words[1];
       ActorSystem<Void> system =
-          ActorSystem.create(
-              Behaviors.empty(), "tensorcache-client", config(transport, Path.of(a.get("work"))));
+          transport.equals("endpoint")
+              ? null
+              : ActorSystem.create(
+                  Behaviors.empty(),
+                  "tensorcache-client",
+                  config(transport, Path.of(a.get("work"))));
       try {
-        ActorRef<LookupActor.Command> lookup =
-            Adapter.toTyped(
-                Adapter.toClassic(system)
-                    .actorSelection(words[2])
-                    .resolveOne(ASK)
-                    .toCompletableFuture()
-                    .get(ASK.toSeconds() + 1, TimeUnit.SECONDS));
-        Load.Targets tensorCache = () -> new TensorCacheTarget(system, lookup, a.get("cache"));
+        Load.Targets tensorCache =
+            system == null
+                ? () -> new EndpointTarget(endpointClient(words[2]), a.get("cache"))
+                : actorTargets(system, words[2], a.get("cache"));
         // JIT and connections warm before the first figure, every batch size (C2 takes a while on
         // a small busy machine), ending with the size measured first
         for (int i = BATCHES.length - 1; i >= 0; i--) {
@@ -113,8 +115,10 @@ public final class RemoteClient {
         }
         System.out.println(RESULT + new ObjectMapper().writeValueAsString(rows));
       } finally {
-        system.terminate();
-        system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        if (system != null) {
+          system.terminate();
+          system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
       }
     }
   }
@@ -140,6 +144,57 @@ public final class RemoteClient {
     List<String> profiles =
         transport.equals("aeron") ? List.of("aeron", "cluster") : List.of("cluster");
     return NodeLauncher.config(profiles, overrides, work);
+  }
+
+  private static Load.Targets actorTargets(ActorSystem<?> system, String path, String cacheId)
+      throws Exception {
+    ActorRef<LookupActor.Command> lookup =
+        Adapter.toTyped(
+            Adapter.toClassic(system)
+                .actorSelection(path)
+                .resolveOne(ASK)
+                .toCompletableFuture()
+                .get(ASK.toSeconds() + 1, TimeUnit.SECONDS));
+    return () -> new TensorCacheTarget(system, lookup, cacheId);
+  }
+
+  /** A client of the node's lookup port at {@code hostPort}: one per thread, one connection. */
+  private static RemoteLookupClient endpointClient(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    var address =
+        new InetSocketAddress(
+            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    return RemoteLookupClient.connect(List.of(address), ASK);
+  }
+
+  /** The node's binary lookup port, into arrays this thread reuses: what a data loader would do. */
+  private static final class EndpointTarget implements Load.Target<float[][]> {
+    private final RemoteLookupClient client;
+    private final String cacheId;
+    private final float[][] out = new float[2][4096];
+
+    EndpointTarget(RemoteLookupClient client, String cacheId) {
+      this.client = client;
+      this.cacheId = cacheId;
+    }
+
+    @Override
+    public float[][] fetch(long[] indices) {
+      client.lookupInto(cacheId, indices, out);
+      return out;
+    }
+
+    @Override
+    public void check(long[] indices, float[][] reply) {
+      for (int i = 0; i < indices.length; i++) {
+        expect(indices[i], reply[0][i], reply[1][i]);
+      }
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
   }
 
   /** Asks the server's lookup actor, as any non-member would: one ask per batch. */

@@ -12,6 +12,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.lookup.LookupActor;
@@ -20,7 +21,8 @@ import org.tensorcache.node.NodeLauncher;
 
 /**
  * An embedded TensorCache node (every role, a cluster of itself) over one Artery transport, its
- * cache filled, with a lookup actor at a fixed path that a process without a replica can ask.
+ * cache filled, with a lookup actor at a fixed path that a process without a replica can ask, and
+ * its binary lookup port on any free port.
  */
 final class ServerNode implements AutoCloseable {
   private final NodeLauncher.Node node;
@@ -44,6 +46,7 @@ final class ServerNode implements AutoCloseable {
     overrides.put("pekko.remote.artery.canonical.hostname", "127.0.0.1");
     overrides.put("pekko.remote.artery.canonical.port", 0);
     overrides.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
+    overrides.put("tensorcache.lookup.endpoint.port", 0);
     NodeLauncher.Node node =
         NodeLauncher.start(NodeLauncher.config(profiles, overrides, dataDir), List.of(definition));
     try {
@@ -100,6 +103,12 @@ final class ServerNode implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** The node's binary lookup port, as {@code host:port}. */
+  String endpoint() {
+    var a = TensorCacheNode.get(node.system()).endpointAddress().orElseThrow();
+    return a.getHostString() + ":" + a.getPort();
   }
 
   /** The lookup actor's full path, to select it from another actor system. */
