@@ -11,7 +11,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Replaces files so that a crash leaves either the old or the new content, never a mix: write a
- * temporary file in the same directory, fsync it, rename it over the target, fsync the directory.
+ * temporary file in the same directory, rename it over the target, and return only once the file
+ * and the directory are durable. Readers never see a partial file: the name appears once the whole
+ * content is written.
  */
 public final class AtomicFiles {
   /** Prefix of temporary files; a leftover one is an interrupted write and may be deleted. */
@@ -26,7 +28,16 @@ public final class AtomicFiles {
 
   private AtomicFiles() {}
 
-  /** Atomically replaces (or creates) {@code target} with what {@code content} writes. */
+  /**
+   * Atomically replaces (or creates) {@code target} with what {@code content} writes.
+   *
+   * <p>A new file is renamed into place before its one fsync: on a journaling file system that one
+   * commit carries the data, the new name and the rename, and the directory fsync after it finds
+   * nothing left to write (where it does, it writes it). Until both return, the caller has not been
+   * told the file is durable, and a file torn by a power cut in between is one whose checks fail on
+   * load. A file that replaces an existing one is fsynced before the rename, so that the old
+   * content survives any crash until the new one is durable.
+   */
   public static void write(Path target, ContentWriter content) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Path tmp =
@@ -35,16 +46,22 @@ public final class AtomicFiles {
                 + target.getFileName()
                 + "-"
                 + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-    try {
-      try (FileChannel ch =
-          FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    boolean replacing = Files.exists(target);
+    try (FileChannel ch =
+        FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      try {
         content.writeTo(ch);
-        ch.force(true);
+        if (replacing) {
+          ch.force(true);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException | RuntimeException | Error e) {
+        Files.deleteIfExists(tmp);
+        throw e;
       }
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException | RuntimeException | Error e) {
-      Files.deleteIfExists(tmp);
-      throw e;
+      if (!replacing) {
+        ch.force(true); // this file's inode, whatever another writer renames over the name since
+      }
     }
     fsyncDirectory(dir);
   }
