@@ -44,12 +44,17 @@ final class ClusterBench {
     Map<String, Object> out = new LinkedHashMap<>();
 
     double bare;
+    double bareCpuUs;
+    var cpu =
+        (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     CacheSpec spec;
     Fingerprint fp;
     try (ModelRunner runner = runner(modelDir)) {
       spec = new CacheSpec("bench-ref", n, runner.fields(), 1024);
       fp = CacheDefinition.fingerprint(runner, data, spec);
       runner.run(data.slice(0, MICRO_BATCH)); // warm-up, as the node's first batches are
+      long cpu0 = cpu.getProcessCpuTime();
       long t0 = System.nanoTime();
       for (long from = 0; from < n; from += MICRO_BATCH) {
         RunnerOutput o = runner.run(data.slice(from, Math.min(n, from + MICRO_BATCH)));
@@ -58,6 +63,7 @@ final class ClusterBench {
         }
       }
       bare = n / ((System.nanoTime() - t0) / 1e9);
+      bareCpuUs = (cpu.getProcessCpuTime() - cpu0) / 1e3 / n;
     }
     CacheDefinition definition =
         new CacheDefinition(
@@ -65,9 +71,23 @@ final class ClusterBench {
     NodeLauncher.Node node =
         NodeLauncher.startLocal(dir.resolve("node"), List.of(definition), Duration.ofMinutes(2));
     try {
+      // the fill is timed on a started node, as the bare loop is timed on a loaded runner: the
+      // coordinator singleton's start (recovery from the journal) is reported apart
+      long ready0 = System.nanoTime();
+      ClusterFill.status(node.system(), node.coordinator(), fp.cacheId());
+      double ready = (System.nanoTime() - ready0) / 1e9;
+      long cpu0 = cpu.getProcessCpuTime();
       long t0 = System.nanoTime();
       ClusterFill.run(node.system(), node.coordinator(), fp.cacheId(), false);
       double fill = (System.nanoTime() - t0) / 1e9;
+      double fillCpuUs = (cpu.getProcessCpuTime() - cpu0) / 1e3 / n;
+      System.out.printf(
+          "CPU per example: fill %.0f us, bare loop %.0f us (every thread of the JVM)%n",
+          fillCpuUs, bareCpuUs);
+      out.put("fill_cpu_us_per_example", Math.round(fillCpuUs));
+      out.put("bare_cpu_us_per_example", Math.round(bareCpuUs));
+      System.out.printf("coordinator ready %.2f s after the node was Up%n", ready);
+      out.put("coordinator_ready_s", Math.round(ready * 100) / 100.0);
       double fillRate = n / fill;
       System.out.printf(
           "fill: node %.0f examples/s, bare runner loop %.0f examples/s, ratio %.2f (target >= 0.95)%n",

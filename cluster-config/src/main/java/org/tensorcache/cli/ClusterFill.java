@@ -37,7 +37,7 @@ public final class ClusterFill {
         if (bar != null) {
           bar.stepTo(status.present());
         }
-        Thread.sleep(200);
+        Thread.sleep(100);
         status = status(system, coordinator, cacheId);
       }
       if (bar != null) {
