@@ -78,7 +78,9 @@ public final class ShardActor {
   /** Starts sharding of shard entities on the nodes with role {@code compute}. */
   public static ActorRef<?> init(ActorSystem<?> system) {
     return ClusterSharding.get(system)
-        .init(Entity.of(ENTITY_KEY, ctx -> create(ctx.getEntityId())).withRole("compute"));
+        .init(
+            Entity.of(ENTITY_KEY, ctx -> create(ctx.getEntityId(), ctx.getShard()))
+                .withRole("compute"));
   }
 
   /** The entity id of {@code range} of {@code cacheId}. */
@@ -86,7 +88,7 @@ public final class ShardActor {
     return cacheId + "#" + range;
   }
 
-  static Behavior<Command> create(String entityId) {
+  static Behavior<Command> create(String entityId, ActorRef<ClusterSharding.ShardCommand> shard) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withStash(
@@ -94,7 +96,7 @@ public final class ShardActor {
                 stash ->
                     DistributedData.withReplicatorMessageAdapter(
                         (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
-                            new ShardActor(ctx, stash, replicator, entityId).loading())));
+                            new ShardActor(ctx, stash, replicator, entityId, shard).loading())));
   }
 
   private final ActorContext<Command> ctx;
@@ -112,13 +114,17 @@ public final class ShardActor {
   private final java.util.Set<Integer> inFlight = new java.util.HashSet<>();
   private boolean writing;
   private boolean written;
+  private final ActorRef<ClusterSharding.ShardCommand> shard;
+  private int updating;
 
   private ShardActor(
       ActorContext<Command> ctx,
       StashBuffer<Command> stash,
       ReplicatorMessageAdapter<Command, BlockData> replicator,
-      String entityId) {
+      String entityId,
+      ActorRef<ClusterSharding.ShardCommand> shard) {
     this.ctx = ctx;
+    this.shard = shard;
     this.stash = stash;
     this.replicator = replicator;
     this.node = TensorCacheNode.get(ctx.getSystem());
@@ -167,7 +173,9 @@ public final class ShardActor {
       current.mergeInPlace(ok.dataValue().block());
     }
     if (current.isComplete()) {
-      return stash.unstashAll(running());
+      Behavior<Command> next = stash.unstashAll(running());
+      releaseIfDone();
+      return next;
     }
     // a range persisted before a cold start may not be back in the replicas yet: never compute
     // what a verified segment already holds
@@ -194,6 +202,9 @@ public final class ShardActor {
 
   /** Makes a part of the range known: its values by gossip, or only its presence by reference. */
   private void publish(Block part) {
+    if (!byReference) {
+      updating++;
+    }
     writer.write(
         cache.cacheId(),
         part,
@@ -339,6 +350,24 @@ public final class ShardActor {
       // the local replica has the values and gossip spreads them; only the extra copies timed out
       ctx.getLog().debug("range {} of {}: {}", range, cache.cacheId(), updated.response());
     }
+    updating--;
+    releaseIfDone();
     return Behaviors.same();
+  }
+
+  /**
+   * A complete range whose values are in the replicas needs nothing more from its shard: it stops
+   * at once, freeing its copy of the values, rather than after the idle timeout (a request for the
+   * range starts it again, from the replica). By reference the shard's copy is the one that lookups
+   * read, so it stays.
+   */
+  private void releaseIfDone() {
+    if (!byReference
+        && current.isComplete()
+        && inFlight.isEmpty()
+        && updating == 0
+        && waiters.isEmpty()) {
+      shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
+    }
   }
 }

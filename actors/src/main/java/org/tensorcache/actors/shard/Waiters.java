@@ -13,6 +13,10 @@ final class Waiters {
 
   private final List<Waiter> waiting = new ArrayList<>();
 
+  boolean isEmpty() {
+    return waiting.isEmpty();
+  }
+
   void add(long[] indices, ActorRef<StatusReply<ShardActor.Computed>> replyTo) {
     waiting.add(new Waiter(indices, replyTo));
   }

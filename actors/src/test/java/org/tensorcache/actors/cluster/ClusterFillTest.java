@@ -8,12 +8,16 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.cluster.sharding.ShardRegion.CurrentShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.shard.ShardActor;
 
 class ClusterFillTest {
   @TempDir Path dir;
@@ -29,6 +33,7 @@ class ClusterFillTest {
       cluster.awaitUp(Duration.ofSeconds(30));
       startFill(cluster, cache);
       awaitPersisted(cluster, cache, Duration.ofSeconds(60));
+      awaitNoShards(cluster); // complete ranges live in the replicas: their shards stopped
 
       long[] all = new long[(int) cache.spec.n()];
       for (int i = 0; i < all.length; i++) {
@@ -63,6 +68,26 @@ class ClusterFillTest {
         }
         assertEquals(3, step);
       }
+    }
+  }
+
+  /** Waits until no node hosts a shard entity, which frees the shards' copies of the values. */
+  static void awaitNoShards(TestCluster cluster) {
+    for (ActorTestKit node : cluster.nodes) {
+      TestProbe<CurrentShardRegionState> probe = node.createTestProbe();
+      probe.awaitAssert(
+          Duration.ofSeconds(20),
+          Duration.ofMillis(200),
+          () -> {
+            ClusterSharding.get(node.system())
+                .shardState()
+                .tell(new GetShardRegionState(ShardActor.ENTITY_KEY, probe.ref()));
+            CurrentShardRegionState state = probe.receiveMessage(Duration.ofSeconds(5));
+            long entities =
+                state.getShards().stream().mapToLong(s -> s.getEntityIds().size()).sum();
+            assertEquals(0, entities, "shard entities still running: " + state.getShards());
+            return null;
+          });
     }
   }
 
