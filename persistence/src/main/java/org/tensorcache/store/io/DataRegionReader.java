@@ -31,6 +31,24 @@ public final class DataRegionReader {
     buffer.limit(0);
   }
 
+  /**
+   * Reads the {@code length} bytes of {@code whole} (a file already in memory) that start at {@code
+   * position}: no further reads, and the checksum in one pass.
+   */
+  public DataRegionReader(ByteBuffer whole, long position, long length) {
+    this.channel = null;
+    this.position = position + length;
+    this.unread = 0;
+    this.buffer =
+        whole
+            .duplicate()
+            .position((int) position)
+            .limit((int) (position + length))
+            .slice()
+            .order(ByteOrder.LITTLE_ENDIAN);
+    crc.update(buffer.duplicate());
+  }
+
   /** Reads {@code count} floats into {@code dst} from {@code off}. */
   public void getFloats(float[] dst, int off, int count) throws IOException {
     while (count > 0) {

@@ -148,7 +148,27 @@ public final class SafetensorsHeader {
     }
     ByteBuffer prefix = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
     readFully(ch, prefix, 0);
-    long n = prefix.flip().getLong();
+    int n = checkLength(file, prefix.flip().getLong(), fileSize);
+    ByteBuffer header = ByteBuffer.allocate(n);
+    readFully(ch, header, 8);
+    return header.array();
+  }
+
+  /** Like {@link #read(Path, FileChannel, long)}, from the whole file already in {@code file}. */
+  public static byte[] read(Path file, ByteBuffer whole) {
+    long fileSize = whole.remaining();
+    if (fileSize < 8) {
+      throw reject(file, Reason.TRUNCATED, "%d bytes, expected at least 8", fileSize);
+    }
+    ByteBuffer le = whole.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int n = checkLength(file, le.getLong(), fileSize);
+    byte[] header = new byte[n];
+    le.get(header);
+    return header;
+  }
+
+  /** The header length of a file's prefix, checked against the limits and the file's size. */
+  private static int checkLength(Path file, long n, long fileSize) {
     if (n < 2 || n > MAX_HEADER_BYTES) {
       throw reject(
           file,
@@ -163,9 +183,7 @@ public final class SafetensorsHeader {
     if (fileSize < 8 + n) {
       throw reject(file, Reason.TRUNCATED, "%d bytes, expected 8 + header %d", fileSize, n);
     }
-    ByteBuffer header = ByteBuffer.allocate((int) n);
-    readFully(ch, header, 8);
-    return header.array();
+    return (int) n;
   }
 
   /** Parses the header as strict JSON: one object, no duplicate keys, nothing after it. */

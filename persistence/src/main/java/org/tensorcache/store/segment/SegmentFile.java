@@ -7,6 +7,7 @@ import static org.tensorcache.store.segment.SafetensorsHeader.reject;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -93,14 +94,23 @@ public final class SegmentFile {
     List<TensorInfo> tensors = tensors(spec, range);
     try {
       long size = ch.size();
-      byte[] header = SafetensorsHeader.read(file, ch, size);
+      // a file of a few MiB is read whole: one read where the header and data would take three
+      ByteBuffer whole = size <= WHOLE_FILE_BYTES ? readWhole(ch, (int) size) : null;
+      byte[] header =
+          whole != null
+              ? SafetensorsHeader.read(file, whole)
+              : SafetensorsHeader.read(file, ch, size);
       long dataLength = SafetensorsHeader.dataLength(tensors);
       if (size != 8L + header.length + dataLength) {
         checkHeader(file, header, tensors, spec, expected, range); // names what is wrong first
         SafetensorsHeader.checkFileSize(file, size, header.length, dataLength);
       }
       int length = spec.rangeLength(range);
-      DataRegionReader in = new DataRegionReader(ch, 8L + header.length, dataLength);
+      long dataStart = 8L + header.length;
+      DataRegionReader in =
+          whole != null
+              ? new DataRegionReader(whole, dataStart, dataLength)
+              : new DataRegionReader(ch, dataStart, dataLength);
       float[][] values = new float[spec.fields().size()][];
       for (int f = 0; f < values.length; f++) {
         values[f] = new float[length * spec.fields().get(f).width()];
@@ -131,6 +141,19 @@ public final class SegmentFile {
     } catch (EOFException e) {
       throw reject(file, Reason.TRUNCATED, "%s", e.getMessage());
     }
+  }
+
+  /** Files up to this size are read in one go. */
+  private static final int WHOLE_FILE_BYTES = 4 << 20;
+
+  private static ByteBuffer readWhole(FileChannel ch, int size) throws IOException {
+    ByteBuffer all = ByteBuffer.allocate(size);
+    while (all.hasRemaining()) {
+      if (ch.read(all, all.position()) < 0) {
+        throw new EOFException("file ended at " + all.position() + " of " + size + " bytes");
+      }
+    }
+    return all.flip();
   }
 
   /** The strict header checks one by one, for a header that is not the expected one. */

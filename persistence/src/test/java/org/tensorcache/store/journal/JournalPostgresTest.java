@@ -21,6 +21,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LogCapturingExtension.class)
 @EnabledIfEnvironmentVariable(named = "TENSORCACHE_PG_URL", matches = ".+")
 class JournalPostgresTest {
+  /** The first write starts the connection pool: slow on a loaded machine, so be patient. */
+  private static final java.time.Duration PATIENCE = java.time.Duration.ofSeconds(20);
+
   private static final long[] AMOUNTS = {2, 3, 5, 7};
 
   @Test
@@ -38,9 +41,9 @@ class JournalPostgresTest {
       ActorRef<TestLedger.Command> ledger = first.spawn(TestLedger.create(id, snapshots.ref()));
       for (long amount : AMOUNTS) {
         ledger.tell(new TestLedger.Add(amount, replies.ref()));
-        replies.receiveMessage();
+        replies.receiveMessage(PATIENCE);
       }
-      snapshots.expectMessage(3L);
+      snapshots.expectMessage(PATIENCE, 3L);
     } finally {
       first.shutdownTestKit();
     }
@@ -51,7 +54,7 @@ class JournalPostgresTest {
       ActorRef<TestLedger.Command> ledger =
           second.spawn(TestLedger.create(id, second.<Long>createTestProbe().ref()));
       ledger.tell(new TestLedger.Get(replies.ref()));
-      TestLedger.State recovered = replies.receiveMessage();
+      TestLedger.State recovered = replies.receiveMessage(PATIENCE);
       assertEquals(17, recovered.total());
       assertArrayEquals(AMOUNTS, recovered.amounts());
     } finally {

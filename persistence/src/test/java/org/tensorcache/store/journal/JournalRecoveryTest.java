@@ -23,6 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** An event-sourced entity persisted to an H2 file recovers its state in a new ActorSystem. */
 @ExtendWith(LogCapturingExtension.class)
 class JournalRecoveryTest {
+  /** The first write starts the connection pool: slow on a loaded machine, so be patient. */
+  private static final java.time.Duration PATIENCE = java.time.Duration.ofSeconds(20);
+
   private static final long[] AMOUNTS = {5, 7, 11, 13, 17, 19, 23};
 
   @TempDir Path dataDir;
@@ -42,11 +45,11 @@ class JournalRecoveryTest {
       for (long amount : AMOUNTS) {
         ledger.tell(new TestLedger.Add(amount, replies.ref()));
         total += amount;
-        assertEquals(total, replies.receiveMessage().total());
+        assertEquals(total, replies.receiveMessage(PATIENCE).total());
       }
       // wait for the snapshots: stopping the system could otherwise cut their writes short
-      snapshots.expectMessage(3L);
-      snapshots.expectMessage(6L);
+      snapshots.expectMessage(PATIENCE, 3L);
+      snapshots.expectMessage(PATIENCE, 6L);
     } finally {
       first.shutdownTestKit();
     }
@@ -68,7 +71,7 @@ class JournalRecoveryTest {
       ActorRef<TestLedger.Command> ledger =
           second.spawn(TestLedger.create("ledger-1", second.<Long>createTestProbe().ref()));
       ledger.tell(new TestLedger.Get(replies.ref()));
-      TestLedger.State recovered = replies.receiveMessage();
+      TestLedger.State recovered = replies.receiveMessage(PATIENCE);
       assertEquals(total, recovered.total());
       assertArrayEquals(AMOUNTS, recovered.amounts());
     } finally {

@@ -57,6 +57,32 @@ class SegmentFileTest {
     }
   }
 
+  /** Files over a few MiB are streamed rather than read whole: the same checks hold. */
+  @Test
+  void largeSegmentsRoundTripAndDamageIsRejected() throws IOException {
+    CacheSpec big =
+        new CacheSpec(
+            SPEC.name(),
+            8192,
+            java.util.List.of(org.tensorcache.model.spec.FieldSpec.vector("features", 300)),
+            4096);
+    Fingerprint fp = Fixtures.fingerprint(big);
+    Block block = Fixtures.block(big, 1, 6, 90);
+    Path file = dir.resolve("big.safetensors");
+    SegmentFile.write(file, block, fp);
+    assertTrue(Files.size(file) > 4 << 20, "bigger than what is read whole");
+    assertEquals(block, SegmentFile.read(file, big, fp, 1));
+
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[bytes.length - 5000] ^= 1;
+    Files.write(file, bytes);
+    var e = assertThrows(SegmentRejectedException.class, () -> SegmentFile.read(file, big, fp, 1));
+    assertEquals(Reason.BAD_CHECKSUM, e.reason(), e.getMessage());
+    Files.write(file, Arrays.copyOf(bytes, bytes.length - 3));
+    e = assertThrows(SegmentRejectedException.class, () -> SegmentFile.read(file, big, fp, 1));
+    assertEquals(Reason.TRUNCATED, e.reason(), e.getMessage());
+  }
+
   @Test
   void theFileIsSafetensorsWithAPaddedHeader() throws IOException {
     byte[] bytes = Files.readAllBytes(written(Fixtures.block(SPEC, 3, 4, 50)));
