@@ -15,14 +15,16 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.io.AtomicFiles;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import org.tensorcache.store.spec.FingerprintInputs;
 
 /**
- * Segment write (temp file, fsync, rename, directory fsync) and verified read, next to writing the
- * same bytes to a new file with fsync and reading them back raw, in alternating rounds.
+ * Segment write (temp file, rename, fsync, directory fsync) and verified read, next to writing the
+ * same bytes to a new file with fsync and reading them back raw, in alternating rounds; and next to
+ * the least any crash-safe write and checked read of those bytes does.
  */
 final class SegmentBench {
   private record Case(String name, int rangeSize, List<FieldSpec> fields, int files) {}
@@ -41,6 +43,9 @@ final class SegmentBench {
               16),
           new Case("features-4k", 4096, List.of(FieldSpec.vector("features", 128)), 8));
 
+  /** Results of the floor's work, kept where the JIT cannot drop them. */
+  private static volatile long sinkBits;
+
   private SegmentBench() {}
 
   static List<Map<String, Object>> run(Path work, boolean quick) throws IOException {
@@ -55,7 +60,15 @@ final class SegmentBench {
         "w ratio",
         "seg_r MB/s",
         "raw_r MB/s",
-        "r ratio");
+        "r ratio",
+        "safe_w MB/s",
+        "w/safe",
+        "chk_r MB/s",
+        "r/chk");
+    System.out.println(
+        "  safe_w: the same bytes written crash-safely (temp file, rename, fsync, directory fsync);"
+            + " chk_r: read raw, CRC32C, copied into floats: the least a safe write and a checked"
+            + " read do");
     for (Case c : CASES) {
       rows.add(run(work.resolve(c.name()), c, quick ? Math.max(2, c.files() / 4) : c.files()));
     }
@@ -77,6 +90,8 @@ final class SegmentBench {
     double[] rawW = new double[rounds + warmup];
     double[] segR = new double[rounds + warmup];
     double[] rawR = new double[rounds + warmup];
+    double[] safeW = new double[rounds + warmup];
+    double[] checkR = new double[rounds + warmup];
     long bytesPerFile = 0;
     // the first rounds run before the JIT has compiled the codecs: measured, then dropped
     for (int round = 0; round < rounds + warmup; round++) {
@@ -100,6 +115,13 @@ final class SegmentBench {
         }
       }
       rawW[round] = System.nanoTime() - t0;
+      // the least a crash-safe write does: the same bytes through the same temp/rename/fsync path
+      Path safe = Files.createDirectories(dir.resolve("safe"));
+      t0 = System.nanoTime();
+      for (int r = 0; r < files; r++) {
+        AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes)));
+      }
+      safeW[round] = System.nanoTime() - t0;
       t0 = System.nanoTime();
       for (int r = 0; r < files; r++) {
         if (store.read(r).isEmpty()) {
@@ -113,7 +135,13 @@ final class SegmentBench {
         sink += Files.readAllBytes(raw.resolve("f" + r)).length;
       }
       rawR[round] = System.nanoTime() - t0;
-      if (sink != bytesPerFile * files) {
+      // the least a checked read does: read, CRC32C of the data, the data copied into floats
+      t0 = System.nanoTime();
+      for (int r = 0; r < files; r++) {
+        sink += checkedFloats(raw.resolve("f" + r));
+      }
+      checkR[round] = System.nanoTime() - t0;
+      if (sink != 2 * bytesPerFile * files) {
         throw new IllegalStateException("raw read " + sink + " bytes");
       }
     }
@@ -122,13 +150,17 @@ final class SegmentBench {
     rawW = Arrays.copyOfRange(rawW, warmup, rounds + warmup);
     segR = Arrays.copyOfRange(segR, warmup, rounds + warmup);
     rawR = Arrays.copyOfRange(rawR, warmup, rounds + warmup);
+    safeW = Arrays.copyOfRange(safeW, warmup, rounds + warmup);
+    checkR = Arrays.copyOfRange(checkR, warmup, rounds + warmup);
     double mb = bytesPerFile * (double) files / 1e6;
     double segWrite = mb / (median(segW) / 1e9);
     double rawWrite = mb / (median(rawW) / 1e9);
     double segRead = mb / (median(segR) / 1e9);
     double rawRead = mb / (median(rawR) / 1e9);
+    double safeWrite = mb / (median(safeW) / 1e9);
+    double checkRead = mb / (median(checkR) / 1e9);
     System.out.printf(
-        "%-12s %6d %10d %11.1f %11.1f %7.2f %11.1f %11.1f %7.2f%n",
+        "%-12s %6d %10d %11.1f %11.1f %7.2f %11.1f %11.1f %7.2f | %11.1f %7.2f %11.1f %7.2f%n",
         c.name(),
         files,
         bytesPerFile,
@@ -137,7 +169,11 @@ final class SegmentBench {
         segWrite / rawWrite,
         segRead,
         rawRead,
-        segRead / rawRead);
+        segRead / rawRead,
+        safeWrite,
+        segWrite / safeWrite,
+        checkRead,
+        segRead / checkRead);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("case", c.name());
     row.put("range_size", c.rangeSize());
@@ -150,10 +186,25 @@ final class SegmentBench {
     row.put("segment_read_mb_s", round2(segRead));
     row.put("raw_read_mb_s", round2(rawRead));
     row.put("read_ratio", round2(segRead / rawRead));
+    row.put("crash_safe_write_floor_mb_s", round2(safeWrite));
+    row.put("write_ratio_to_floor", round2(segWrite / safeWrite));
+    row.put("checked_read_floor_mb_s", round2(checkRead));
+    row.put("read_ratio_to_floor", round2(segRead / checkRead));
     row.put(
         "note",
         "reads are from the page cache (warm); medians of 5 alternating rounds after 2 warm-up rounds");
     return row;
+  }
+
+  /** Reads {@code file}, checksums it and copies it into floats; returns its length. */
+  private static long checkedFloats(Path file) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(bytes);
+    float[] values = new float[bytes.length / Float.BYTES];
+    ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(values);
+    sinkBits = crc.getValue() + Float.floatToRawIntBits(values[values.length / 2]);
+    return bytes.length;
   }
 
   private static Block filled(CacheSpec spec, int range, SplittableRandom random) {

@@ -1,4 +1,4 @@
-package org.tensorcache.bench.scale;
+package org.tensorcache.bench;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -20,7 +20,7 @@ public final class SyntheticRunner implements ModelRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "synthetic-hash";
 
-  private static final List<FieldSpec> FIELDS =
+  public static final List<FieldSpec> FIELDS =
       List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"));
 
   private final long seed;
@@ -93,7 +93,7 @@ public final class SyntheticRunner implements ModelRunner {
     return z ^ (z >>> 31);
   }
 
-  static String sha256(String text) {
+  public static String sha256(String text) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       return HexFormat.of().formatHex(sha.digest(text.getBytes(StandardCharsets.UTF_8)));

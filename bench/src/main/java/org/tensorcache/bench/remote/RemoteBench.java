@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.FoundationBench;
+import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.store.spec.CacheSpec;
@@ -25,6 +26,10 @@ import org.tensorcache.store.spec.Fingerprint;
  */
 public final class RemoteBench {
   static final int N = 20_000;
+
+  /** The seed of the synthetic values the server holds and the client checks. */
+  static final long SEED = 42;
+
   static final List<String> TRANSPORTS = List.of("endpoint", "artery", "aeron");
 
   /** The Aeron flags the launcher gives a node of the aeron profile, before Aeron reads them. */
@@ -82,7 +87,7 @@ public final class RemoteBench {
     PreferenceDataset data = PreferenceDataset.load(dir.resolve("data.jsonl"));
     CacheSpec spec = new CacheSpec("bench-remote", N, SyntheticRunner.FIELDS, 1024);
     Fingerprint fp;
-    try (SyntheticRunner runner = new SyntheticRunner()) {
+    try (SyntheticRunner runner = new SyntheticRunner(SEED)) {
       fp = CacheDefinition.fingerprint(runner, data, spec);
     }
 
@@ -97,7 +102,7 @@ public final class RemoteBench {
         Path phase = org.tensorcache.bench.Files2.fresh(dir.resolve(transport));
         CacheDefinition definition =
             new CacheDefinition(
-                spec, fp, data, SyntheticRunner::new, phase.resolve("segments"), 64);
+                spec, fp, data, () -> new SyntheticRunner(SEED), phase.resolve("segments"), 64);
         List<String> profiles =
             transport.equals("aeron") ? List.of("aeron", "local") : List.of("local");
         long started = System.nanoTime();

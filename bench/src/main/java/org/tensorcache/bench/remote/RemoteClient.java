@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.node.NodeLauncher;
 import redis.clients.jedis.Jedis;
 
@@ -255,9 +256,10 @@ public final class RemoteClient {
   }
 
   private static void expect(long index, float chosen, float rejected) {
-    if (Float.floatToRawIntBits(chosen) != Float.floatToRawIntBits(SyntheticRunner.chosen(index))
+    if (Float.floatToRawIntBits(chosen)
+            != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 0, index))
         || Float.floatToRawIntBits(rejected)
-            != Float.floatToRawIntBits(SyntheticRunner.rejected(index))) {
+            != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 1, index))) {
       throw new IllegalStateException("wrong value served for example " + index);
     }
   }

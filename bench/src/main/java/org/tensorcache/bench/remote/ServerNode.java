@@ -16,6 +16,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.cli.ClusterFill;
 import org.tensorcache.node.NodeLauncher;
 
@@ -131,9 +132,10 @@ final class ServerNode implements AutoCloseable {
     float[] chosen = batch.field("chosen_logp");
     float[] rejected = batch.field("rejected_logp");
     for (int i = 0; i < n; i++) {
-      if (Float.floatToRawIntBits(chosen[i]) != Float.floatToRawIntBits(SyntheticRunner.chosen(i))
+      if (Float.floatToRawIntBits(chosen[i])
+              != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 0, i))
           || Float.floatToRawIntBits(rejected[i])
-              != Float.floatToRawIntBits(SyntheticRunner.rejected(i))) {
+              != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 1, i))) {
         throw new IllegalStateException("server holds a wrong value for example " + i);
       }
     }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.AbstractList;
 import java.util.Objects;
 import java.util.RandomAccess;
+import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.data.PreferenceExample;
 

@@ -17,6 +17,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.cli.ClusterFill;
 import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.node.NodeLauncher;

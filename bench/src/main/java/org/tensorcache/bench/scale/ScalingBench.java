@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.runner.RunnerOutput;
 
