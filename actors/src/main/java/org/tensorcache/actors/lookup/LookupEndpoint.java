@@ -67,6 +67,7 @@ public final class LookupEndpoint implements AutoCloseable {
   private final ReplicaView view;
   private final NodeSettings settings;
   private final int maxConnections;
+  private final int maxRequest;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -82,6 +83,8 @@ public final class LookupEndpoint implements AutoCloseable {
     this.view = node.view();
     this.settings = node.settings();
     this.maxConnections = maxConnections;
+    // version, op, the longest cache id, the count and the largest batch's indices
+    this.maxRequest = (int) Math.min(LookupWire.MAX_FRAME, 8 + 0xffffL + 8L * settings.maxBatch());
   }
 
   /** Binds the port of {@code endpoint} and serves it; missing indices go to {@code lookup}. */
@@ -163,7 +166,7 @@ public final class LookupEndpoint implements AutoCloseable {
       while (!closed) {
         ByteBuffer request;
         try {
-          request = frames.read(in);
+          request = frames.read(in, maxRequest);
         } catch (ProtocolException e) {
           frames.send(LookupWire.error(frames, LookupWire.PROTOCOL, e.getMessage()), out);
           return;

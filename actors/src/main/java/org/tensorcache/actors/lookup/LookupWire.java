@@ -49,11 +49,16 @@ public final class LookupWire {
 
     /** Reads one frame; the buffer holds its body (after the length) until the next call. */
     public ByteBuffer read(InputStream in) throws IOException {
+      return read(in, MAX_FRAME);
+    }
+
+    /** Reads one frame of at most {@code maxFrame} bytes, so a bad peer cannot make us allocate. */
+    public ByteBuffer read(InputStream in, int maxFrame) throws IOException {
       readFully(in, bytes, 4);
       int length = ByteBuffer.wrap(bytes, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-      if (length < 1 || length > MAX_FRAME) {
+      if (length < 1 || length > maxFrame) {
         throw new java.net.ProtocolException(
-            "frame of " + length + " bytes, expected 1.." + MAX_FRAME);
+            "frame of " + length + " bytes, expected 1.." + maxFrame);
       }
       ensure(length);
       readFully(in, bytes, length);

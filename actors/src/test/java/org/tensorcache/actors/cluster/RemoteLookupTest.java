@@ -161,14 +161,25 @@ class RemoteLookupTest {
     }
   }
 
-  /** A request of another protocol version gets a PROTOCOL reply, and the connection closes. */
+  /**
+   * A request of another protocol version, or a frame larger than any request can be, gets a
+   * PROTOCOL reply, and the connection closes.
+   */
   private static void malformedFramesAreRefused(InetSocketAddress endpoint) throws Exception {
+    ByteBuffer version = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
+    version.putInt(6).put((byte) 9).put(LookupWire.GET).putShort((short) 1).put((byte) 'x');
+    version.put((byte) 0);
+    assertRefused(endpoint, version.array(), "protocol version 9, expected 1");
+    byte[] huge = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200 << 20).array();
+    // max-batch 64: 8 + 65535 + 8 * 64 bytes at most
+    assertRefused(endpoint, huge, "frame of 209715200 bytes, expected 1..66055");
+  }
+
+  private static void assertRefused(InetSocketAddress endpoint, byte[] request, String expected)
+      throws Exception {
     try (Socket s = new Socket(endpoint.getAddress(), endpoint.getPort())) {
       s.setSoTimeout(10_000);
-      ByteBuffer request = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
-      request.putInt(6).put((byte) 9).put(LookupWire.GET).putShort((short) 1).put((byte) 'x');
-      request.put((byte) 0);
-      s.getOutputStream().write(request.array());
+      s.getOutputStream().write(request);
       DataInputStream in = new DataInputStream(s.getInputStream());
       byte[] header = new byte[4];
       in.readFully(header);
@@ -176,8 +187,7 @@ class RemoteLookupTest {
       byte[] body = new byte[length];
       in.readFully(body);
       assertEquals(LookupWire.PROTOCOL, body[0]);
-      String message = new String(body, 3, length - 3, StandardCharsets.UTF_8);
-      assertEquals("protocol version 9, expected 1", message);
+      assertEquals(expected, new String(body, 3, length - 3, StandardCharsets.UTF_8));
       assertEquals(-1, in.read(), "the endpoint closes the connection after a protocol error");
     }
   }

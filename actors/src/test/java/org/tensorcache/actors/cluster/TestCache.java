@@ -23,7 +23,7 @@ import org.tensorcache.store.spec.Fingerprint;
  * A small real cache for cluster tests: a seeded data set, a saved model, and the values a single
  * process computes for it, micro-batch by aligned micro-batch.
  */
-final class TestCache {
+public final class TestCache {
   static final int MICRO_BATCH = 16;
 
   final Path dir;
@@ -35,7 +35,7 @@ final class TestCache {
   private final Path modelDir;
   private final boolean vectors;
 
-  TestCache(Path dir, int examples, int rangeSize) throws IOException {
+  public TestCache(Path dir, int examples, int rangeSize) throws IOException {
     this(dir, examples, rangeSize, false);
   }
 
@@ -69,12 +69,12 @@ final class TestCache {
     }
   }
 
-  CacheDefinition definition() {
+  public CacheDefinition definition() {
     return new CacheDefinition(
         spec, fingerprint, data, this::newRunner, dir.resolve("segments"), MICRO_BATCH);
   }
 
-  String cacheId() {
+  public String cacheId() {
     return fingerprint.cacheId();
   }
 
@@ -82,7 +82,7 @@ final class TestCache {
    * Per field, all N values ({@code n * width} floats) as one process computes them in aligned
    * micro-batches.
    */
-  float[][] reference() {
+  public float[][] reference() {
     float[][] values = new float[spec.fields().size()][];
     for (int f = 0; f < values.length; f++) {
       values[f] = new float[(int) spec.n() * spec.fields().get(f).width()];

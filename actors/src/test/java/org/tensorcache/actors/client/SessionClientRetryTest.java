@@ -1,0 +1,111 @@
+package org.tensorcache.actors.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.testkit.javadsl.TestEntityRef;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.pattern.StatusReply;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.cluster.TestCache;
+import org.tensorcache.actors.session.Sampler;
+import org.tensorcache.actors.session.TrainerSession;
+
+/**
+ * A session request whose reply is lost (a timeout while the session's shard moves) is asked again;
+ * a step served whose reply was lost is served again, never skipped: the trainer still sees steps
+ * 0, 1, 2 with the sampler's indices and the cached values.
+ */
+class SessionClientRetryTest {
+  private static final int N = 96;
+  private static final String RUN = "run-retry";
+
+  @TempDir Path dir;
+  private ActorTestKit kit;
+
+  @Test
+  void aLostReplyIsAskedAgainWithoutSkippingAStep() throws Exception {
+    TestCache cache = new TestCache(dir.resolve("cache"), N, 32);
+    float[][] reference = cache.reference();
+    kit =
+        ActorTestKit.create(
+            "SessionClientRetryTest",
+            ConfigFactory.parseString(
+                    "pekko.cluster.roles = [\"compute\", \"lookup\", \"trainer\"]\n"
+                        + "tensorcache.data-dir = \""
+                        + dir.resolve("node").toAbsolutePath()
+                        + "\"")
+                .withFallback(ConfigFactory.parseResources("cluster-test.conf"))
+                .withFallback(ConfigFactory.parseResources("tensorcache-persistence-h2.conf"))
+                .withFallback(ConfigFactory.defaultReference())
+                .resolve());
+    TensorCacheNode node = TensorCacheNode.get(kit.system());
+    node.register(cache.definition());
+    node.start();
+    Cluster cluster = Cluster.get(kit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+
+    // between the client and the session: the replies of the first GetState and the first Next
+    // are lost, as when the session's node dies after serving
+    var real = TrainerSession.entityRef(kit.system(), RUN, 0);
+    ActorRef<StatusReply<TrainerSession.Batch>> lostBatch = kit.spawn(Behaviors.ignore());
+    ActorRef<TrainerSession.State> lostState = kit.spawn(Behaviors.ignore());
+    AtomicInteger nexts = new AtomicInteger();
+    AtomicInteger states = new AtomicInteger();
+    ActorRef<TrainerSession.Command> lossy =
+        kit.spawn(
+            Behaviors.receiveMessage(
+                m -> {
+                  if (m instanceof TrainerSession.Next && nexts.getAndIncrement() == 0) {
+                    real.tell(new TrainerSession.Next(lostBatch));
+                  } else if (m instanceof TrainerSession.GetState
+                      && states.getAndIncrement() == 0) {
+                    real.tell(new TrainerSession.GetState(lostState));
+                  } else {
+                    real.tell(m);
+                  }
+                  return Behaviors.same();
+                }));
+    SessionClient session =
+        new SessionClient(
+                TensorCacheClient.create(kit.system()),
+                kit.system(),
+                TestEntityRef.of(TrainerSession.ENTITY_KEY, TrainerSession.entityId(RUN, 0), lossy),
+                cache.cacheId(),
+                Duration.ofSeconds(3))
+            .open(new TrainerSession.RunConfig(N, 9L, 16, cache.cacheId()), 1, 0);
+
+    Sampler sampler = Sampler.of(N, 9L, 16, 1);
+    for (long step = 0; step < 3; step++) {
+      TrainingBatch batch = session.next();
+      assertEquals(step, batch.step());
+      assertArrayEquals(sampler.indices(step, 0), batch.indices());
+      float[] expected = new float[batch.indices().length];
+      for (int i = 0; i < expected.length; i++) {
+        expected[i] = reference[0][(int) batch.indices()[i]];
+      }
+      assertArrayEquals(expected, batch.values().field("chosen_logp"));
+    }
+    assertTrue(states.get() >= 2, "the lost GetState was asked again");
+    assertEquals(4, nexts.get(), "the lost Next was asked again, once");
+  }
+
+  @AfterEach
+  void stop() {
+    if (kit != null) {
+      kit.shutdownTestKit();
+    }
+  }
+}
