@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.cluster.TestCache;
+import org.tensorcache.actors.cluster.TestCluster;
 import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.actors.session.TrainerSession;
 
@@ -42,15 +42,7 @@ class SessionClientRetryTest {
     kit =
         ActorTestKit.create(
             "SessionClientRetryTest",
-            ConfigFactory.parseString(
-                    "pekko.cluster.roles = [\"compute\", \"lookup\", \"trainer\"]\n"
-                        + "tensorcache.data-dir = \""
-                        + dir.resolve("node").toAbsolutePath()
-                        + "\"")
-                .withFallback(ConfigFactory.parseResources("cluster-test.conf"))
-                .withFallback(ConfigFactory.parseResources("tensorcache-persistence-h2.conf"))
-                .withFallback(ConfigFactory.defaultReference())
-                .resolve());
+            TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\", \"trainer\""));
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     node.register(cache.definition());
     node.start();

@@ -3,7 +3,6 @@ package org.tensorcache.actors.cluster;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.pekko.Done;
@@ -44,16 +43,7 @@ class CoordinatorRestartTest {
             PersistenceTestKitPlugin.getInstance()
                 .config()
                 .withFallback(PersistenceTestKitSnapshotPlugin.config())
-                .withFallback(
-                    ConfigFactory.parseString(
-                        "pekko.cluster.roles = [\"compute\", \"lookup\"]\n"
-                            + "tensorcache.data-dir = \""
-                            + dir.resolve("node").toAbsolutePath()
-                            + "\""))
-                .withFallback(ConfigFactory.parseResources("cluster-test.conf"))
-                .withFallback(ConfigFactory.parseResources("tensorcache-persistence-h2.conf"))
-                .withFallback(ConfigFactory.defaultReference())
-                .resolve());
+                .withFallback(TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\"")));
     PersistenceTestKit journal = PersistenceTestKit.create(kit.system());
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     node.register(definition);

@@ -18,7 +18,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
 
 /** Several cluster nodes in this JVM (loopback, port 0), each a full TensorCache node. */
-final class TestCluster implements AutoCloseable {
+public final class TestCluster implements AutoCloseable {
   final List<ActorTestKit> nodes = new ArrayList<>();
   final List<ActorRef<Coordinator.Command>> coordinators = new ArrayList<>();
   private final Path dataDir;
@@ -37,7 +37,8 @@ final class TestCluster implements AutoCloseable {
     this.extraConfig = extraConfig;
   }
 
-  static Config config(Path dataDir, String roles) {
+  /** The configuration of a test node with {@code roles} (quoted, comma-separated). */
+  public static Config config(Path dataDir, String roles) {
     return config(dataDir, roles, "");
   }
 
