@@ -1,7 +1,6 @@
 package org.tensorcache.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -56,7 +55,7 @@ public final class FoundationBench {
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "foundation");
     results.put("when", Instant.now().toString());
-    results.put("machine", machine());
+    results.put("machine", Results.machine());
 
     if (only == null || only.equals("runner")) {
       System.out.println("== reference runner (chosen_logp + rejected_logp), examples/s ==");
@@ -78,7 +77,7 @@ public final class FoundationBench {
         earlier.putAll(results);
         results = earlier;
       }
-      write(out, results);
+      Results.write(out, results);
     }
     // before the 10-million-example parts: run after them, the model ran at less than half its
     // speed
@@ -89,7 +88,7 @@ public final class FoundationBench {
       cluster.put("when", results.get("when"));
       cluster.put("machine", results.get("machine"));
       cluster.put("cluster", ClusterBench.run(work, quick));
-      write(out.resolveSibling("cluster.json"), cluster);
+      Results.write(out.resolveSibling("cluster.json"), cluster);
     }
     if (only == null || only.equals("micro")) {
       System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");
@@ -110,12 +109,6 @@ public final class FoundationBench {
     }
   }
 
-  private static void write(Path out, Map<String, Object> results) throws java.io.IOException {
-    Files.createDirectories(out.toAbsolutePath().getParent());
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), results);
-    System.out.println("written " + out);
-  }
-
   private static boolean onPath(String program) {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
@@ -123,15 +116,5 @@ public final class FoundationBench {
       }
     }
     return false;
-  }
-
-  /** The machine the figures were measured on. */
-  public static Map<String, Object> machine() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cores", Runtime.getRuntime().availableProcessors());
-    m.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
-    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
-    return m;
   }
 }

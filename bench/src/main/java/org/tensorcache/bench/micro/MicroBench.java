@@ -1,8 +1,5 @@
 package org.tensorcache.bench.micro;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Collection;
@@ -17,6 +14,7 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
+import org.tensorcache.bench.Results;
 
 /**
  * The JMH micro benchmarks (block merge, segment codec in memory, lookup-reply serialization), each
@@ -94,7 +92,7 @@ public final class MicroBench {
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "micro");
     results.put("when", Instant.now().toString());
-    results.put("machine", org.tensorcache.bench.FoundationBench.machine());
+    results.put("machine", Results.machine());
     Map<String, Object> settings = new LinkedHashMap<>();
     settings.put("quick", quick);
     settings.put("mode", "average time per operation, ns");
@@ -110,12 +108,7 @@ public final class MicroBench {
     results.put("reply_serializers", replyBytes.get("serializers"));
     results.put("wall_s", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
 
-    Files.createDirectories(resultsDir);
-    Path json = resultsDir.resolve("micro.json");
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(json.toFile(), results);
-    System.out.println("written " + json);
+    Results.write(resultsDir.resolve("micro.json"), results);
     report.charts(resultsDir, MERGE_LAYOUTS, SEGMENT_LAYOUTS, BATCHES);
     return results;
   }

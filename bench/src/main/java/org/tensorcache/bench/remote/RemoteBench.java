@@ -1,7 +1,5 @@
 package org.tensorcache.bench.remote;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -10,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.bench.FoundationBench;
+import org.tensorcache.bench.Results;
 import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.model.data.PreferenceDataset;
 import org.tensorcache.model.data.SyntheticPreferences;
@@ -129,18 +127,13 @@ public final class RemoteBench {
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "remote");
     results.put("when", Instant.now().toString());
-    results.put("machine", FoundationBench.machine());
+    results.put("machine", Results.machine());
     results.put("examples", N);
     results.put("quick", quick);
     results.put("rows", rows);
     results.put("targets_at_256", RemoteReport.targets(rows));
     RemoteReport.print(rows);
-    Files.createDirectories(resultsDir);
-    Path json = resultsDir.resolve("remote.json");
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(json.toFile(), results);
-    System.out.println("written " + json);
+    Results.write(resultsDir.resolve("remote.json"), results);
     RemoteReport.chart(resultsDir.resolve("remote.png"), rows);
     System.out.printf("remote bench took %.1f s%n", (System.nanoTime() - t0) / 1e9);
     return results;

@@ -1,7 +1,5 @@
 package org.tensorcache.bench.scale;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -9,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.Charts;
+import org.tensorcache.bench.Results;
 
 /**
  * Memory and scaling of the cache with a synthetic runner, so that the figures are the cache's own:
@@ -54,7 +53,7 @@ public final class ScaleBench {
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "scale");
     results.put("when", Instant.now().toString());
-    results.put("machine", machine());
+    results.put("machine", Results.machine());
     results.put("quick", quick);
     results.put("range_size", ScaleNodes.RANGE_SIZE);
     results.put("micro_batch", ScaleNodes.MICRO_BATCH);
@@ -74,12 +73,7 @@ public final class ScaleBench {
     results.put("total_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
 
     ScaleTable.print(results);
-    Files.createDirectories(resultsDir);
-    Path json = resultsDir.resolve("scale.json");
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(json.toFile(), results);
-    System.out.println("written " + json);
+    Results.write(resultsDir.resolve("scale.json"), results);
     charts(resultsDir, results);
     System.out.printf("scale: done in %.1f s%n", (System.nanoTime() - t0) / 1e9);
     return results;
@@ -149,14 +143,5 @@ public final class ScaleBench {
       series.put(second, b);
     }
     return series;
-  }
-
-  private static Map<String, Object> machine() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cores", Runtime.getRuntime().availableProcessors());
-    m.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
-    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
-    return m;
   }
 }

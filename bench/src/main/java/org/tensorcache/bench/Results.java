@@ -1,0 +1,33 @@
+package org.tensorcache.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The results files of the benchmarks: indented JSON, with the machine they were measured on. */
+public final class Results {
+  private Results() {}
+
+  /** Writes {@code results} to {@code json} (making its directory) and says so. */
+  public static void write(Path json, Map<String, ?> results) throws IOException {
+    Files.createDirectories(json.toAbsolutePath().getParent());
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(json.toFile(), results);
+    System.out.println("written " + json);
+  }
+
+  /** The machine the figures were measured on. */
+  public static Map<String, Object> machine() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cores", Runtime.getRuntime().availableProcessors());
+    m.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
+    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+    return m;
+  }
+}
