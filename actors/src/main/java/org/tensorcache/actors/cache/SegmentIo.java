@@ -49,12 +49,10 @@ public final class SegmentIo {
   public static CompletableFuture<Block> read(CacheDefinition cache, int range, Executor io) {
     return CompletableFuture.supplyAsync(
         () -> {
-          Path file = path(cache, range);
-          if (!Files.exists(file)) {
-            return null;
-          }
           try {
-            return SegmentFile.read(file, cache.spec(), cache.fingerprint(), range);
+            return SegmentFile.readIfPresent(
+                    path(cache, range), cache.spec(), cache.fingerprint(), range)
+                .orElse(null);
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }

@@ -1,12 +1,9 @@
 package org.tensorcache.store.segment;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -89,16 +86,7 @@ public final class SegmentStore {
    */
   public Optional<Block> read(int range) throws IOException {
     spec.rangeLength(range); // throws, naming the range, when it is outside the cache
-    Path file = pathOf(range);
-    FileChannel ch;
-    try {
-      ch = FileChannel.open(file, StandardOpenOption.READ);
-    } catch (NoSuchFileException e) {
-      return Optional.empty(); // one open instead of a stat and an open
-    }
-    try (ch) {
-      return Optional.of(SegmentFile.read(file, ch, spec, fingerprint, range));
-    }
+    return SegmentFile.readIfPresent(pathOf(range), spec, fingerprint, range);
   }
 
   /** The ranges that have a segment file, by name only; the files are not checked. */
