@@ -80,11 +80,11 @@ public final class RemoteLookupClient implements AutoCloseable {
    * part of the values.
    */
   public void lookupInto(String cacheId, long[] indices, float[][] out) {
-    CacheSpec spec = spec(cacheId);
-    TensorCacheClient.checkBuffers(cacheId, spec, indices == null ? 0 : indices.length, out);
     if (indices == null) {
       throw new IllegalArgumentException("no indices for cache '" + cacheId + "'");
     }
+    CacheSpec spec = spec(cacheId);
+    TensorCacheClient.checkBuffers(cacheId, spec, indices.length, out);
     call(cacheId, spec, indices, out);
   }
 
