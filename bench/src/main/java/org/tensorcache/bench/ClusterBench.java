@@ -9,7 +9,8 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.cli.ClusterFill;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
@@ -36,7 +37,7 @@ final class ClusterBench {
     int n = quick ? 5_000 : 20_000;
     Path dir = Files2.fresh(work.resolve("cluster"));
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, n);
-    PreferenceDataset data = PreferenceDataset.load(dir.resolve("data.jsonl"));
+    ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
     Path modelDir = dir.resolve("model");
     try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7))) {
       lm.save(modelDir);
@@ -99,7 +100,7 @@ final class ClusterBench {
   }
 
   /** Examples/s and CPU us per example of a loop over the runner alone, on a warm runner. */
-  private static double[] bareLoop(Path modelDir, PreferenceDataset data, int n) {
+  private static double[] bareLoop(Path modelDir, ExampleSet data, int n) {
     var cpu =
         (com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean();
@@ -153,10 +154,10 @@ final class ClusterBench {
   }
 
   /** The examples of {@code indices}. */
-  static List<PreferenceExample> examples(PreferenceDataset data, long[] indices) {
+  static List<PreferenceExample> examples(ExampleSet data, long[] indices) {
     List<PreferenceExample> batch = new ArrayList<>(indices.length);
     for (long i : indices) {
-      batch.add(data.get(i));
+      batch.add(Example.as(PreferenceExample.class, data.get(i), "dpo"));
     }
     return batch;
   }

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.train.ComputedReferenceLogprobs;
@@ -23,11 +23,7 @@ final class DpoBench {
   private DpoBench() {}
 
   static Map<String, Object> run(
-      TensorCacheClient client,
-      String cacheId,
-      PreferenceDataset data,
-      Path modelDir,
-      boolean quick)
+      TensorCacheClient client, String cacheId, ExampleSet data, Path modelDir, boolean quick)
       throws Exception {
     int steps = quick ? 10 : 30;
     int batch = 32;

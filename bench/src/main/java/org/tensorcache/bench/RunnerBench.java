@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
@@ -24,7 +24,7 @@ final class RunnerBench {
   static List<Map<String, Object>> run(Path work, boolean quick) throws Exception {
     Path file = work.resolve("runner-data.jsonl");
     SyntheticPreferences.write(file, 42, 4096);
-    List<PreferenceExample> examples = PreferenceDataset.load(file).examples();
+    List<PreferenceExample> examples = ExampleSet.load(file).preferences();
     LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7);
     int repeats = quick ? 1 : 3;
     List<Map<String, Object>> rows = new ArrayList<>();

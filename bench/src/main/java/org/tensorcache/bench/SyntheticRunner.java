@@ -6,7 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.model.spec.FieldSpec;
@@ -69,7 +69,7 @@ public final class SyntheticRunner implements ModelRunner {
   }
 
   @Override
-  public RunnerOutput run(List<PreferenceExample> batch) {
+  public RunnerOutput run(List<? extends Example> batch) {
     int b = batch.size();
     long[] indices = new long[b];
     float[][][] values = new float[FIELDS.size()][b][];

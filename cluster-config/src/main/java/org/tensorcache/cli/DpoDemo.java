@@ -8,7 +8,8 @@ import java.util.List;
 import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.train.DpoConfig;
@@ -32,14 +33,14 @@ final class DpoDemo {
     }
   }
 
-  private final PreferenceDataset data;
+  private final ExampleSet data;
   private final Path checkpointDir;
   private final int checkpointEvery;
   final List<Served> served = new ArrayList<>();
   final List<Float> losses = new ArrayList<>();
   long checkpointStep;
 
-  DpoDemo(PreferenceDataset data, Path checkpointDir, int checkpointEvery) {
+  DpoDemo(ExampleSet data, Path checkpointDir, int checkpointEvery) {
     this.data = data;
     this.checkpointDir = checkpointDir;
     this.checkpointEvery = checkpointEvery;
@@ -58,7 +59,7 @@ final class DpoDemo {
         served.add(new Served(batch.step(), batch.indices(), chosen, rejected));
         List<PreferenceExample> examples = new ArrayList<>(batch.indices().length);
         for (long i : batch.indices()) {
-          examples.add(data.get(i));
+          examples.add(Example.as(PreferenceExample.class, data.get(i), "dpo-demo"));
         }
         StepResult result = trainer.step(examples, new RefLogprobs(chosen, rejected));
         losses.add(result.loss());

@@ -2,13 +2,13 @@ package org.tensorcache.cli;
 
 import java.nio.file.Path;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
 /** A prepared cache job: the data set, the cache's spec and fingerprint, and where it lives. */
 record Job(
-    PreferenceDataset data,
+    ExampleSet data,
     CacheSpec spec,
     Fingerprint fingerprint,
     Path cacheDir,

@@ -10,7 +10,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.DataFormat;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -19,6 +20,7 @@ import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** What decides a cache: data set, model and layout; makes the seeded ones when missing. */
@@ -34,10 +36,13 @@ final class JobOptions {
 
   @Option(
       names = "--dataset",
+      paramLabel = "FILE",
       description =
-          "Your own JSONL file ({\"prompt\",\"chosen\",\"rejected\"} per line);"
-              + " default: a seeded synthetic set.")
+          "Your own JSONL file, plain or .gz ({\"prompt\",\"chosen\",\"rejected\"} per line, or"
+              + " see --format); default: a seeded synthetic set.")
   Path dataset;
+
+  @Mixin UserModelOptions userModel;
 
   @Option(
       names = "--examples",
@@ -101,7 +106,7 @@ final class JobOptions {
   String cacheName;
 
   /** The data set: the given file, or the seeded synthetic one (made when missing). */
-  PreferenceDataset dataset() throws IOException {
+  ExampleSet dataset() throws IOException {
     Path file = dataset;
     if (file == null) {
       file =
@@ -115,7 +120,7 @@ final class JobOptions {
     } else if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException("data set " + file + " is not a file");
     }
-    return PreferenceDataset.load(file);
+    return ExampleSet.load(file, DataFormat.TEXT);
   }
 
   /** The reference model of these sizes and seed, made and saved when missing. */
@@ -152,7 +157,11 @@ final class JobOptions {
    * definition a node registers (its runners load the saved model, one per compute thread).
    */
   Job prepare() throws IOException {
-    PreferenceDataset data = dataset();
+    if (userModel.given()) {
+      return userModel.prepare(this);
+    }
+    userModel.checkUnused();
+    ExampleSet data = dataset();
     model().close();
     try (ModelRunner runner = newRunner()) {
       CacheSpec spec = spec(runner, data);
@@ -166,13 +175,13 @@ final class JobOptions {
     }
   }
 
-  CacheSpec spec(ModelRunner runner, PreferenceDataset data) {
+  CacheSpec spec(ModelRunner runner, ExampleSet data) {
     return new CacheSpec(cacheName, data.size(), runner.fields(), rangeSize);
   }
 
   /** Writes what the cache was made from, for people reading the data directory. */
   void writeManifest(
-      Path cacheDir, ModelRunner runner, PreferenceDataset data, CacheSpec spec, Fingerprint fp)
+      Path cacheDir, ModelRunner runner, ExampleSet data, CacheSpec spec, Fingerprint fp)
       throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cache_id", fp.cacheId());

@@ -7,8 +7,8 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.model.data.PreferenceDataset;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
@@ -27,13 +27,12 @@ final class LocalFill {
   record Result(List<Block> blocks, int rangesReused, long examplesComputed, long computeNanos) {}
 
   private final ModelRunner runner;
-  private final PreferenceDataset data;
+  private final ExampleSet data;
   private final CacheSpec spec;
   private final SegmentStore store;
   private final int chunk;
 
-  LocalFill(
-      ModelRunner runner, PreferenceDataset data, CacheSpec spec, SegmentStore store, int chunk) {
+  LocalFill(ModelRunner runner, ExampleSet data, CacheSpec spec, SegmentStore store, int chunk) {
     if (data.size() != spec.n()) {
       throw new IllegalArgumentException(
           "data set has " + data.size() + " examples, cache spec expects " + spec.n());
@@ -84,7 +83,7 @@ final class LocalFill {
   }
 
   private long computeMissing(Block block, LongConsumer progress) {
-    List<PreferenceExample> pending = new ArrayList<>(chunk);
+    List<Example> pending = new ArrayList<>(chunk);
     long done = 0;
     for (long i = block.start(); i < block.start() + block.length(); i++) {
       if (!block.isPresent(i)) {

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.runner.RunnerOutput;
@@ -77,8 +77,7 @@ class DemoCommandTest {
 
   /** Every value as one process computes it, micro-batch by aligned micro-batch of 16. */
   private List<Float> referenceValues(CacheSpec spec) throws Exception {
-    PreferenceDataset data =
-        PreferenceDataset.load(dir.resolve("datasets/synthetic-s42-n300.jsonl"));
+    ExampleSet data = ExampleSet.load(dir.resolve("datasets/synthetic-s42-n300.jsonl"));
     List<Float> values = new ArrayList<>();
     try (TinyLm lm = TinyLm.load(dir.resolve("models/tinylm-e16-h24-l2-s7"));
         ReferenceLogprobRunner runner = new ReferenceLogprobRunner(lm, 16, 512)) {

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -26,7 +26,7 @@ class LocalFillTest {
   @Test
   void nanOutputStopsTheFillAndIsNeverStored() throws Exception {
     SyntheticPreferences.write(dir.resolve("d.jsonl"), 1, 100);
-    PreferenceDataset data = PreferenceDataset.load(dir.resolve("d.jsonl"));
+    ExampleSet data = ExampleSet.load(dir.resolve("d.jsonl"));
     try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 8, 8, 2, 1))) {
       var parameters = lm.block().getParameters();
       parameters.valueAt(parameters.size() - 1).getArray().muli(Float.NaN);

@@ -5,8 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.model.data.PreferenceDataset;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -21,7 +21,7 @@ import org.tensorcache.store.spec.Fingerprint;
 final class SmallCache {
   static final int MICRO_BATCH = 16;
 
-  final PreferenceDataset data;
+  final ExampleSet data;
   final CacheSpec spec;
   final Fingerprint fingerprint;
   private final Path dir;
@@ -30,7 +30,7 @@ final class SmallCache {
   SmallCache(Path dir, int examples, int rangeSize) throws IOException {
     this.dir = dir;
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 5, examples);
-    this.data = PreferenceDataset.load(dir.resolve("data.jsonl"));
+    this.data = ExampleSet.load(dir.resolve("data.jsonl"));
     this.modelDir = dir.resolve("model");
     try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 16, 24, 2, 3))) {
       lm.save(modelDir);
@@ -59,7 +59,7 @@ final class SmallCache {
     float[][] values = new float[spec.fields().size()][(int) spec.n()];
     try (ModelRunner runner = newRunner()) {
       for (long from = 0; from < spec.n(); from += MICRO_BATCH) {
-        List<PreferenceExample> group = data.slice(from, Math.min(spec.n(), from + MICRO_BATCH));
+        List<Example> group = data.slice(from, Math.min(spec.n(), from + MICRO_BATCH));
         RunnerOutput out = runner.run(group);
         for (int row = 0; row < out.size(); row++) {
           for (int f = 0; f < values.length; f++) {

@@ -2,7 +2,7 @@ package org.tensorcache.actors.cache;
 
 import java.nio.file.Path;
 import java.util.function.Supplier;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -16,7 +16,7 @@ import org.tensorcache.store.spec.FingerprintInputs;
 public record CacheDefinition(
     CacheSpec spec,
     Fingerprint fingerprint,
-    PreferenceDataset data,
+    ExampleSet data,
     Supplier<ModelRunner> runners,
     Path segmentDir,
     int microBatch) {
@@ -55,8 +55,7 @@ public record CacheDefinition(
   }
 
   /** The fingerprint of what {@code runner} computes for {@code data} laid out as {@code spec}. */
-  public static Fingerprint fingerprint(
-      ModelRunner runner, PreferenceDataset data, CacheSpec spec) {
+  public static Fingerprint fingerprint(ModelRunner runner, ExampleSet data, CacheSpec spec) {
     return Fingerprint.of(
         new FingerprintInputs(
             runner.id(),

@@ -3,7 +3,7 @@ package org.tensorcache.actors.cluster;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.model.spec.FieldSpec;
@@ -40,7 +40,7 @@ record CountingRunner(ModelRunner inner, AtomicLong count, long extraNanosPerBat
   }
 
   @Override
-  public RunnerOutput run(List<PreferenceExample> batch) {
+  public RunnerOutput run(List<? extends Example> batch) {
     RunnerOutput out = inner.run(batch);
     if (extraNanosPerBatch > 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(extraNanosPerBatch); // a slower device

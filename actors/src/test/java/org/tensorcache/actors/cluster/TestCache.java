@@ -6,8 +6,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.model.data.PreferenceDataset;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -27,7 +27,7 @@ public final class TestCache {
   static final int MICRO_BATCH = 16;
 
   final Path dir;
-  final PreferenceDataset data;
+  final ExampleSet data;
   final CacheSpec spec;
   final Fingerprint fingerprint;
   final AtomicLong computedExamples = new AtomicLong();
@@ -46,7 +46,7 @@ public final class TestCache {
     this.dir = dir;
     this.vectors = vectors;
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 5, examples);
-    this.data = PreferenceDataset.load(dir.resolve("data.jsonl"));
+    this.data = ExampleSet.load(dir.resolve("data.jsonl"));
     this.modelDir = dir.resolve("model");
     try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 16, 24, 2, 3))) {
       lm.save(modelDir);
@@ -89,7 +89,7 @@ public final class TestCache {
     }
     try (ModelRunner runner = newRunner()) {
       for (long from = 0; from < spec.n(); from += MICRO_BATCH) {
-        List<PreferenceExample> group = data.slice(from, Math.min(spec.n(), from + MICRO_BATCH));
+        List<Example> group = data.slice(from, Math.min(spec.n(), from + MICRO_BATCH));
         RunnerOutput out = runner.run(group);
         for (int row = 0; row < out.size(); row++) {
           for (int f = 0; f < values.length; f++) {

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.Results;
 import org.tensorcache.bench.SyntheticRunner;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -82,7 +82,7 @@ public final class RemoteBench {
     long t0 = System.nanoTime();
     Path dir = work.resolve("remote").toAbsolutePath();
     SyntheticPreferences.write(Files.createDirectories(dir).resolve("data.jsonl"), 42, N);
-    PreferenceDataset data = PreferenceDataset.load(dir.resolve("data.jsonl"));
+    ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
     CacheSpec spec = new CacheSpec("bench-remote", N, SyntheticRunner.FIELDS, 1024);
     Fingerprint fp;
     try (SyntheticRunner runner = new SyntheticRunner(SEED)) {

@@ -54,7 +54,7 @@ final class MemoryMeasure {
     CacheDefinition warm =
         ScaleNodes.definition(dir, "scale-warmup", Math.max(MIN_WARM_UP_N, n / 4));
     CacheDefinition cache = ScaleNodes.definition(dir, "scale-memory", n);
-    // PreferenceDataset copies the lazy list (List.copyOf), so this is N small example objects
+    // ExampleSet copies the lazy list (List.copyOf), so this is N small example objects
     r.put("dataset_heap_bytes", MemoryProbe.settle() - jvmOnly);
     MemoryProbe.Snapshot base;
     MemoryProbe.Snapshot filled;

@@ -19,7 +19,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.cli.ClusterFill;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.node.NodeLauncher;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
@@ -58,7 +58,7 @@ final class ScaleNodes implements AutoCloseable {
 
   /** The same with {@code rangeSize} examples per range, computed a whole range at a time. */
   static CacheDefinition definition(Path dir, String name, int n, int rangeSize) {
-    PreferenceDataset data = LazyPreferences.dataset(name, n);
+    ExampleSet data = LazyPreferences.dataset(name, n);
     SyntheticRunner runner = new SyntheticRunner(SEED);
     CacheSpec spec = new CacheSpec(name, n, runner.fields(), rangeSize);
     return new CacheDefinition(

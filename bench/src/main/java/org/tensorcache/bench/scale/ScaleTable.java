@@ -76,7 +76,7 @@ final class ScaleTable {
           "<= " + BYTES_PER_FLOAT_TARGET);
     }
     System.out.printf(
-        "data set (lazy list, copied by PreferenceDataset): %,d bytes of heap%n",
+        "data set (lazy list, copied by ExampleSet): %,d bytes of heap%n",
         ((Number) m.get("dataset_heap_bytes")).longValue());
     System.out.println();
     System.out.println(

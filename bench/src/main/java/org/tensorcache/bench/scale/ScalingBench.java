@@ -9,7 +9,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.SyntheticRunner;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.RunnerOutput;
 
 /**
@@ -70,7 +70,7 @@ final class ScalingBench {
   }
 
   /** The synthetic runner over every example of {@code data} in micro-batches, without a cache. */
-  private static double runnerAlone(PreferenceDataset data) {
+  private static double runnerAlone(ExampleSet data) {
     SyntheticRunner runner = new SyntheticRunner(ScaleNodes.SEED);
     int mb = ScaleNodes.MICRO_BATCH;
     int count = data.size();

@@ -1,2 +1,5 @@
-/** Preference data: a streaming JSONL reader with digests, and a seeded synthetic generator. */
+/**
+ * Data sets: rows of text or token-id preferences and texts, a streaming JSONL reader (plain or
+ * gzip) with digests, and a seeded synthetic generator.
+ */
 package org.tensorcache.model.data;

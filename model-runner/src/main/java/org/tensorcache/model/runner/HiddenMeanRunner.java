@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.ParameterStore;
 import java.util.ArrayList;
 import java.util.List;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.spec.FieldSpec;
@@ -14,7 +15,7 @@ import org.tensorcache.model.text.ByteTokenizer;
  * A frozen-feature runner: the mean of the last layer's hidden state over the input positions of
  * {@code BOS prompt SEP chosen}, a vector of the model's hidden size per example.
  */
-public final class HiddenMeanRunner extends MicroBatchedRunner {
+public final class HiddenMeanRunner extends TinyLmRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "hidden-mean";
 
@@ -42,12 +43,14 @@ public final class HiddenMeanRunner extends MicroBatchedRunner {
   }
 
   @Override
-  protected float[][][] forward(List<PreferenceExample> micro, NDManager scope, ParameterStore ps) {
+  protected float[][][] forward(List<? extends Example> micro, NDManager scope) {
+    ParameterStore ps = new ParameterStore(scope, false);
     List<ByteTokenizer.Pair> sequences = new ArrayList<>(micro.size());
     long[] ids = new long[micro.size()];
     for (int i = 0; i < micro.size(); i++) {
-      sequences.add(ByteTokenizer.encodePair(micro.get(i).prompt(), micro.get(i).chosen()));
-      ids[i] = micro.get(i).index();
+      PreferenceExample e = Example.as(PreferenceExample.class, micro.get(i), ID);
+      sequences.add(ByteTokenizer.encodePair(e.prompt(), e.chosen()));
+      ids[i] = e.index();
     }
     PaddedBatch batch = PaddedBatch.of(sequences, ids, maxSeqLen, false);
     NDArray mask = batch.mask(scope);

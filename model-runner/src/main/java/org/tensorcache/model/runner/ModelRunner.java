@@ -2,7 +2,7 @@ package org.tensorcache.model.runner;
 
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.spec.FieldSpec;
 
 /**
@@ -30,7 +30,7 @@ public interface ModelRunner extends AutoCloseable {
    * Computes every field for every example of {@code batch}; the output is checked (shape, no NaN)
    * before it is returned, so a value that is not right is never handed on.
    */
-  RunnerOutput run(List<PreferenceExample> batch);
+  RunnerOutput run(List<? extends Example> batch);
 
   /** Releases native memory. */
   @Override

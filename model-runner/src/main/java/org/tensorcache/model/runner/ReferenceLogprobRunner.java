@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.ParameterStore;
 import java.util.ArrayList;
 import java.util.List;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.spec.FieldSpec;
@@ -15,7 +16,7 @@ import org.tensorcache.model.text.ByteTokenizer;
  * tokens (EOS included) of log p(token | prompt and the response tokens before it), prompt and
  * padding masked out, as open-instruct's reference cache computes them.
  */
-public final class ReferenceLogprobRunner extends MicroBatchedRunner {
+public final class ReferenceLogprobRunner extends TinyLmRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "reference-logprob";
 
@@ -43,7 +44,8 @@ public final class ReferenceLogprobRunner extends MicroBatchedRunner {
   }
 
   @Override
-  protected float[][][] forward(List<PreferenceExample> micro, NDManager scope, ParameterStore ps) {
+  protected float[][][] forward(List<? extends Example> micro, NDManager scope) {
+    ParameterStore ps = new ParameterStore(scope, false);
     int b = micro.size();
     PaddedBatch batch = pairBatch(micro, maxSeqLen);
     float[] sums = sequenceLogprobs(lm, ps, batch, scope, false).toFloatArray();
@@ -54,17 +56,17 @@ public final class ReferenceLogprobRunner extends MicroBatchedRunner {
    * The padded, response-masked sequences of a batch: rows {@code [0, b)} are {@code prompt +
    * chosen}, rows {@code [b, 2b)} are {@code prompt + rejected}, in the batch's order.
    */
-  public static PaddedBatch pairBatch(List<PreferenceExample> batch, int maxSeqLen) {
+  public static PaddedBatch pairBatch(List<? extends Example> batch, int maxSeqLen) {
     int b = batch.size();
     List<ByteTokenizer.Pair> sequences = new ArrayList<>(2 * b);
     long[] ids = new long[2 * b];
     for (int i = 0; i < b; i++) {
-      PreferenceExample e = batch.get(i);
+      PreferenceExample e = Example.as(PreferenceExample.class, batch.get(i), ID);
       sequences.add(ByteTokenizer.encodePair(e.prompt(), e.chosen()));
       ids[i] = e.index();
     }
     for (int i = 0; i < b; i++) {
-      PreferenceExample e = batch.get(i);
+      PreferenceExample e = Example.as(PreferenceExample.class, batch.get(i), ID);
       sequences.add(ByteTokenizer.encodePair(e.prompt(), e.rejected()));
       ids[b + i] = e.index();
     }

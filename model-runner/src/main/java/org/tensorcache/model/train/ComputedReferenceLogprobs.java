@@ -2,8 +2,8 @@ package org.tensorcache.model.train;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.tensorcache.model.data.PreferenceDataset;
-import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 
@@ -13,17 +13,17 @@ import org.tensorcache.model.runner.RunnerOutput;
  */
 public final class ComputedReferenceLogprobs implements ReferenceLogprobs {
   private final ReferenceLogprobRunner runner;
-  private final PreferenceDataset dataset;
+  private final ExampleSet dataset;
 
   /** Computes with {@code runner} the values of the examples of {@code dataset}. */
-  public ComputedReferenceLogprobs(ReferenceLogprobRunner runner, PreferenceDataset dataset) {
+  public ComputedReferenceLogprobs(ReferenceLogprobRunner runner, ExampleSet dataset) {
     this.runner = runner;
     this.dataset = dataset;
   }
 
   @Override
   public RefLogprobs lookup(long[] indices) {
-    List<PreferenceExample> batch = new ArrayList<>(indices.length);
+    List<Example> batch = new ArrayList<>(indices.length);
     for (long index : indices) {
       batch.add(dataset.get(index));
     }

@@ -29,9 +29,9 @@ class SyntheticPreferencesTest {
   void chosenIsRightAndRejectedIsWrong() throws Exception {
     Path f = dir.resolve("d.jsonl");
     SyntheticPreferences.write(f, 7, 2000);
-    PreferenceDataset data = PreferenceDataset.load(f);
+    ExampleSet data = ExampleSet.load(f);
     assertEquals(2000, data.size());
-    for (PreferenceExample e : data.examples()) {
+    for (PreferenceExample e : data.preferences()) {
       assertNotEquals(e.chosen(), e.rejected(), e.toString());
       String p = e.prompt();
       if (p.matches("\\d+[+-]\\d+=")) {

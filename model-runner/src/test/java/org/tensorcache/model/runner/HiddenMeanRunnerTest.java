@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.TinyLm;
@@ -16,7 +16,7 @@ class HiddenMeanRunnerTest {
   @Test
   void givesOneVectorOfHiddenSizePerExampleIndependentOfBatch(@TempDir Path dir) throws Exception {
     SyntheticPreferences.write(dir.resolve("d.jsonl"), 9, 30);
-    List<PreferenceExample> examples = PreferenceDataset.load(dir.resolve("d.jsonl")).examples();
+    List<PreferenceExample> examples = ExampleSet.load(dir.resolve("d.jsonl")).preferences();
     try (HiddenMeanRunner runner =
         new HiddenMeanRunner(TinyLm.create(ReferenceLogprobRunnerTest.CONFIG), 7, 128)) {
       assertEquals(List.of(FieldSpec.vector("chosen_hidden_mean", 32)), runner.fields());

@@ -34,7 +34,7 @@ class ReferenceLogprobRunnerTest {
   static void setUp(@TempDir Path dir) throws Exception {
     Path data = dir.resolve("d.jsonl");
     SyntheticPreferences.write(data, 3, 64);
-    examples = org.tensorcache.model.data.PreferenceDataset.load(data).examples();
+    examples = org.tensorcache.model.data.ExampleSet.load(data).preferences();
     runner = new ReferenceLogprobRunner(TinyLm.create(CONFIG), 8, 128);
   }
 

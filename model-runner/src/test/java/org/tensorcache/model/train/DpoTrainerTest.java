@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.model.data.PreferenceDataset;
+import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
@@ -25,7 +25,7 @@ class DpoTrainerTest {
   static final DpoConfig DPO = new DpoConfig(0.1f, 5e-3f, 128);
   static final int BATCH = 16;
 
-  static PreferenceDataset dataset;
+  static ExampleSet dataset;
   static TinyLm reference;
   static ReferenceLogprobRunner runner;
   static ComputedReferenceLogprobs computed;
@@ -34,7 +34,7 @@ class DpoTrainerTest {
   static void setUp(@TempDir Path dir) throws Exception {
     Path data = dir.resolve("d.jsonl");
     SyntheticPreferences.write(data, 5, 64);
-    dataset = PreferenceDataset.load(data);
+    dataset = ExampleSet.load(data);
     reference = TinyLm.create(CONFIG);
     runner = new ReferenceLogprobRunner(reference, BATCH, DPO.maxSeqLen());
     computed = new ComputedReferenceLogprobs(runner, dataset);
@@ -48,7 +48,7 @@ class DpoTrainerTest {
   /** The batch of step {@code step}: the data set in order, again and again. */
   static List<PreferenceExample> batch(int step) {
     int from = step * BATCH % dataset.size();
-    return dataset.slice(from, from + BATCH);
+    return dataset.preferences().subList(from, from + BATCH);
   }
 
   static float[] train(DpoTrainer trainer, ReferenceLogprobs source, int steps) {

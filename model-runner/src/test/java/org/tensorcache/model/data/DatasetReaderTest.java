@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class PreferenceReaderTest {
+class DatasetReaderTest {
   @TempDir Path dir;
 
   private Path file(String... lines) throws Exception {
@@ -29,7 +29,7 @@ class PreferenceReaderTest {
         file(
             "{\"prompt\":\"1+1=\",\"chosen\":\"2\",\"rejected\":\"3\"}",
             "{\"prompt\":\"p\",\"chosen\":\"c \\\"q\\\"\",\"rejected\":\"r\",\"extra\":1}");
-    PreferenceDataset data = PreferenceDataset.load(f);
+    ExampleSet data = ExampleSet.load(f);
     assertEquals(2, data.size());
     assertEquals(new PreferenceExample(0, "1+1=", "2", "3"), data.get(0));
     assertEquals(new PreferenceExample(1, "p", "c \"q\"", "r"), data.get(1));
@@ -40,11 +40,9 @@ class PreferenceReaderTest {
   @Test
   void digestChangesWithContent() throws Exception {
     String a =
-        PreferenceDataset.load(file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}"))
-            .digest();
+        ExampleSet.load(file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}")).digest();
     String b =
-        PreferenceDataset.load(file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"d\"}"))
-            .digest();
+        ExampleSet.load(file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"d\"}")).digest();
     assertNotEquals(a, b);
   }
 
@@ -54,7 +52,7 @@ class PreferenceReaderTest {
         file(
             "{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}",
             "{\"prompt\":\"a\",\"chosen\":\"b\"}");
-    var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f));
+    var e = assertThrows(MalformedDataException.class, () -> ExampleSet.load(f));
     assertEquals(2, e.line());
     assertEquals(f + " line 2: field 'rejected' is missing, expected a string", e.getMessage());
   }
@@ -62,7 +60,7 @@ class PreferenceReaderTest {
   @Test
   void wrongTypeNamesLineAndField() throws Exception {
     Path f = file("{\"prompt\":\"a\",\"chosen\":5,\"rejected\":\"c\"}");
-    var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f));
+    var e = assertThrows(MalformedDataException.class, () -> ExampleSet.load(f));
     assertEquals(f + " line 1: field 'chosen' is NUMBER, expected a string", e.getMessage());
   }
 
@@ -70,7 +68,7 @@ class PreferenceReaderTest {
   void invalidJsonAndBlankLinesAreErrors() throws Exception {
     for (String bad : List.of("{\"prompt\":\"a\",", "[1,2]", "", "{} {}")) {
       Path f = file("{\"prompt\":\"a\",\"chosen\":\"b\",\"rejected\":\"c\"}", bad);
-      var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f), bad);
+      var e = assertThrows(MalformedDataException.class, () -> ExampleSet.load(f), bad);
       assertEquals(2, e.line(), bad);
       assertTrue(e.getMessage().startsWith(f + " line 2: "), e.getMessage());
     }
@@ -80,7 +78,7 @@ class PreferenceReaderTest {
   void invalidUtf8IsAnError() throws Exception {
     Path f = dir.resolve("bad.jsonl");
     Files.write(f, new byte[] {'{', '"', 'p', (byte) 0xC3, '"', '}', '\n'});
-    var e = assertThrows(MalformedDataException.class, () -> PreferenceDataset.load(f));
+    var e = assertThrows(MalformedDataException.class, () -> ExampleSet.load(f));
     assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
   }
 }

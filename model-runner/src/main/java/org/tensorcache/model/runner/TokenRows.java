@@ -1,0 +1,34 @@
+package org.tensorcache.model.runner;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Token-id sequences padded on the right to one length, with their attention mask, as a traced
+ * Hugging Face model takes them ({@code int64 [rows, steps]}). Lengths are rounded up to a multiple
+ * of {@link PaddedBatch#STEP_MULTIPLE} so that the kernels see few shapes; right padding leaves the
+ * values at real positions of a causal model unchanged.
+ */
+record TokenRows(long[] ids, long[] mask, int rows, int steps) {
+
+  static TokenRows of(List<int[]> sequences, int padId) {
+    int longest = 1;
+    for (int[] s : sequences) {
+      longest = Math.max(longest, s.length);
+    }
+    int m = PaddedBatch.STEP_MULTIPLE;
+    int steps = (longest + m - 1) / m * m;
+    int rows = sequences.size();
+    long[] ids = new long[rows * steps];
+    long[] mask = new long[rows * steps];
+    Arrays.fill(ids, padId);
+    for (int r = 0; r < rows; r++) {
+      int[] s = sequences.get(r);
+      for (int t = 0; t < s.length; t++) {
+        ids[r * steps + t] = s[t];
+        mask[r * steps + t] = 1;
+      }
+    }
+    return new TokenRows(ids, mask, rows, steps);
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * A cache job on a user's own model: opens the model directory, turns the data set into the
+ * tokenized rows the runner takes (checking every row first), and makes the runners, which share
+ * one loaded model.
+ */
+package org.tensorcache.model.usermodel;
