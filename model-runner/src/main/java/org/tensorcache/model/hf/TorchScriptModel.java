@@ -58,7 +58,9 @@ public final class TorchScriptModel implements AutoCloseable {
     Criteria<NDList, NDList> criteria =
         Criteria.builder()
             .setTypes(NDList.class, NDList.class)
-            .optModelPath(file)
+            // the directory and the file's base name: DJL then loads it without a warning
+            .optModelPath(file.toAbsolutePath().getParent())
+            .optModelName(file.getFileName().toString().replaceFirst("\\.pt$", ""))
             .optEngine("PyTorch")
             .optDevice(device)
             .optTranslator(new NoopTranslator())
