@@ -311,14 +311,14 @@ def load_model_dir_tokenizer(model_dir: Path) -> Any:
 def prepare(model_dir: "str | os.PathLike[str]", dataset: "str | os.PathLike[str]",
             out: "str | os.PathLike[str]", engine: str = "auto", log: Any = _stderr) -> int:
     """Tokenize ``dataset`` with the tokenizer in ``model_dir`` into ``out``; return the row count."""
-    import transformers
-
     model_dir, dataset, out = Path(model_dir), Path(dataset), Path(out)
     if out.exists() and out.is_dir():
         raise PrepareError(f"--out '{out}' is a directory")
     raw = read_bytes(dataset)
     numbered = parse_rows(dataset, raw)
     conversational, _ = check_rows(dataset, numbered)
+    import transformers  # only once the rows are known to be well formed
+
     tokenizer = load_model_dir_tokenizer(model_dir)
     if conversational and getattr(tokenizer, "chat_template", None) is None:
         raise PrepareError(f"{dataset} is conversational but the tokenizer in '{model_dir}' has no "

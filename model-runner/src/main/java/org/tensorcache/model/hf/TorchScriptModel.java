@@ -74,7 +74,7 @@ public final class TorchScriptModel implements AutoCloseable {
     }
     try {
       int width = probe(model, file, output, minWidth);
-      log.info(
+      log.debug(
           "loaded {} ({} MB) on {} in {} ms: {} of width {}",
           file,
           Files.size(file) >> 20,
