@@ -98,6 +98,7 @@ class UserModelFillTest {
         "case" + number);
   }
 
+  /** Every case of TRL's values and the encoder's features, through both paths. */
   @Test
   void localAndThreeNodeFillsAreBitIdenticalAndEqualTrlInEveryCase() throws Exception {
     List<JsonNode> cases = new ArrayList<>();
@@ -122,6 +123,35 @@ class UserModelFillTest {
           String where = c.get("name").textValue() + " row " + i + " " + FIELDS[f];
           assertEquals(expected, values[f][i], 1e-4 * Math.max(1, Math.abs(expected)), where);
         }
+      }
+    }
+
+    String[] embedding =
+        job(
+            "--model-dir",
+            BYO.resolve("encoder").toString(),
+            "--dataset",
+            BYO.resolve("data/embedding.jsonl").toString(),
+            "--runner",
+            "embedding",
+            "--cache-name",
+            "features");
+    assertEquals(0, Main.commandLine().execute(concat("fill", concat("--local", embedding))));
+    CacheDefinition features = JobDefinitions.definition(embedding);
+    definitions.add(features);
+    float[][] featureValues = segmentValues(features);
+    local.add(featureValues);
+    JsonNode eager = new ObjectMapper().readTree(BYO.resolve("expected-embedding.json").toFile());
+    int width = eager.get("hidden_size").intValue();
+    for (JsonNode row : eager.get("rows")) {
+      int i = row.get("index").intValue();
+      for (int k = 0; k < width; k++) {
+        double expected = row.get("embedding").get(k).doubleValue();
+        assertEquals(
+            expected,
+            featureValues[0][i * width + k],
+            1e-4 * Math.max(1, Math.abs(expected)),
+            "embedding row " + i + " element " + k);
       }
     }
 
@@ -161,11 +191,13 @@ class UserModelFillTest {
                     Duration.ofSeconds(60),
                     Duration.ofMillis(300),
                     () -> client.lookup(definition.cacheId(), all));
-        for (int f = 0; f < FIELDS.length; f++) {
+        var fields = definition.spec().fields();
+        for (int f = 0; f < fields.size(); f++) {
+          String name = fields.get(f).name();
           assertArrayEquals(
               local.get(k)[f],
-              batch.field(FIELDS[f]),
-              cases.get(k).get("name").textValue() + " " + FIELDS[f] + " bit for bit");
+              batch.field(name),
+              definition.cacheId() + " " + name + " bit for bit");
         }
       }
     }
@@ -218,29 +250,32 @@ class UserModelFillTest {
   }
 
   @Test
-  void helpStartsNothing() {
+  void helpListsTheModelOptionsAndStartsNothing() {
     StringWriter out = new StringWriter();
     CommandLine cli = Main.commandLine().setOut(new PrintWriter(out));
-    assertEquals(0, cli.execute("fill", "--help"));
+    assertEquals(0, cli.execute(concat("fill", concat("--help", job()))));
     for (String option :
         List.of("--model-dir", "--format", "--max-length", "--truncation-mode", "--runner")) {
       assertTrue(out.toString().contains(option), option);
     }
-    assertFalse(Files.exists(Path.of("data", "never")), "");
+    assertFalse(Files.exists(dir.resolve("data")), "--help must not prepare the job");
   }
 
+  /** Every field of every example as the segments hold them, {@code [field][index * width]}. */
   private float[][] segmentValues(CacheDefinition definition) throws Exception {
     var spec = definition.spec();
     SegmentStore store = SegmentStore.open(definition.segmentDir(), spec, definition.fingerprint());
-    float[][] values = new float[FIELDS.length][(int) spec.n()];
-    float[] one = new float[1];
+    int fields = spec.fields().size();
+    float[][] values = new float[fields][];
+    for (int f = 0; f < fields; f++) {
+      values[f] = new float[(int) spec.n() * spec.fields().get(f).width()];
+    }
     for (int r = 0; r < spec.rangeCount(); r++) {
       Block block = store.read(r).orElseThrow();
       assertTrue(block.isComplete());
       for (long i = block.start(); i < block.start() + block.length(); i++) {
-        for (int f = 0; f < FIELDS.length; f++) {
-          block.copyValues(f, i, one, 0);
-          values[f][(int) i] = one[0];
+        for (int f = 0; f < fields; f++) {
+          block.copyValues(f, i, values[f], (int) i * spec.fields().get(f).width());
         }
       }
     }
