@@ -19,7 +19,7 @@ import org.tensorcache.model.spec.FieldSpec;
  * that remain, and how many they are. A row with no completion token left gets 0 and 0 and costs no
  * forward pass.
  */
-public final class CausalLmLogprobRunner extends MicroBatchedRunner {
+public final class CausalLmLogprobRunner extends TorchScriptRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "causal-lm-logprob";
 
@@ -34,11 +34,7 @@ public final class CausalLmLogprobRunner extends MicroBatchedRunner {
   /** Most bytes of log-softmax output held at once (rows are processed in chunks under it). */
   private static final long LOG_SOFTMAX_BYTES = 256L << 20;
 
-  private final TorchScriptModel model;
-  private final String weightsDigest;
-  private final Map<String, String> parameters;
   private final Truncation truncation;
-  private final int padId;
 
   /**
    * A runner over a shared loaded {@code model}; {@code weightsDigest} and {@code parameters} say
@@ -51,12 +47,8 @@ public final class CausalLmLogprobRunner extends MicroBatchedRunner {
       Truncation truncation,
       int padId,
       int microBatch) {
-    super(microBatch);
-    this.model = model;
-    this.weightsDigest = weightsDigest;
-    this.parameters = Map.copyOf(parameters);
+    super(model, weightsDigest, parameters, padId, microBatch);
     this.truncation = truncation;
-    this.padId = Math.max(0, padId);
   }
 
   @Override
@@ -65,28 +57,8 @@ public final class CausalLmLogprobRunner extends MicroBatchedRunner {
   }
 
   @Override
-  public String version() {
-    return "1";
-  }
-
-  @Override
   public List<FieldSpec> fields() {
     return FIELDS;
-  }
-
-  @Override
-  public String weightsDigest() {
-    return weightsDigest;
-  }
-
-  @Override
-  public Map<String, String> parameters() {
-    return parameters;
-  }
-
-  @Override
-  protected NDManager manager() {
-    return model.manager();
   }
 
   @Override
@@ -156,8 +128,4 @@ public final class CausalLmLogprobRunner extends MicroBatchedRunner {
   private static float[] slice(float[] a, int from, int n, int steps) {
     return java.util.Arrays.copyOfRange(a, from * steps, (from + n) * steps);
   }
-
-  /** The shared model is closed by its owner, not by each runner. */
-  @Override
-  public void close() {}
 }

@@ -15,14 +15,10 @@ import org.tensorcache.model.spec.FieldSpec;
  * Frozen features from a user's traced encoder: the mean of its last hidden states over the row's
  * tokens (attention mask 1, special tokens included), field {@code embedding} of the hidden size.
  */
-public final class EncoderMeanRunner extends MicroBatchedRunner {
+public final class EncoderMeanRunner extends TorchScriptRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "encoder-mean";
 
-  private final TorchScriptModel model;
-  private final String weightsDigest;
-  private final Map<String, String> parameters;
-  private final int padId;
   private final List<FieldSpec> fields;
 
   /** A runner over a shared loaded {@code model} that returns hidden states. */
@@ -32,11 +28,7 @@ public final class EncoderMeanRunner extends MicroBatchedRunner {
       Map<String, String> parameters,
       int padId,
       int microBatch) {
-    super(microBatch);
-    this.model = model;
-    this.weightsDigest = weightsDigest;
-    this.parameters = Map.copyOf(parameters);
-    this.padId = Math.max(0, padId);
+    super(model, weightsDigest, parameters, padId, microBatch);
     this.fields = List.of(FieldSpec.vector("embedding", model.width()));
   }
 
@@ -46,28 +38,8 @@ public final class EncoderMeanRunner extends MicroBatchedRunner {
   }
 
   @Override
-  public String version() {
-    return "1";
-  }
-
-  @Override
   public List<FieldSpec> fields() {
     return fields;
-  }
-
-  @Override
-  public String weightsDigest() {
-    return weightsDigest;
-  }
-
-  @Override
-  public Map<String, String> parameters() {
-    return parameters;
-  }
-
-  @Override
-  protected NDManager manager() {
-    return model.manager();
   }
 
   @Override
@@ -90,8 +62,4 @@ public final class EncoderMeanRunner extends MicroBatchedRunner {
             .div(mask.sum(new int[] {1}).expandDims(-1));
     return new float[][][] {rows(mean.toFloatArray(), 0, micro.size(), model.width())};
   }
-
-  /** The shared model is closed by its owner, not by each runner. */
-  @Override
-  public void close() {}
 }
