@@ -78,8 +78,13 @@ def _torch_dtype(dtype: str) -> Any:
     return getattr(torch, dtype)
 
 
-def load_model(name_or_dir: str, task: str, dtype: str = "float32", log: Log = _stderr) -> Any:
-    """Load a model for ``task`` with eager attention (falling back to the model's default).
+def load_model(name_or_dir: str, task: str, dtype: str = "float32", log: Log = _stderr,
+               attn: str = "sdpa") -> Any:
+    """Load a model for ``task`` with ``attn`` attention (falling back to the model's default).
+
+    ``sdpa`` (PyTorch's fused scaled-dot-product attention, transformers' default) traces into a
+    graph that DJL's libtorch runs about a quarter faster than ``eager``; both are checked the
+    same way after tracing.
 
     ``causal-lm`` uses ``AutoModelForCausalLM``, ``hidden-states`` uses ``AutoModel``. Hub names
     work where the hub can be reached; a local directory always works.
@@ -92,12 +97,12 @@ def load_model(name_or_dir: str, task: str, dtype: str = "float32", log: Log = _
     try:
         try:
             model = model_class.from_pretrained(
-                name_or_dir, dtype=torch_dtype, attn_implementation="eager"
+                name_or_dir, dtype=torch_dtype, attn_implementation=attn
             )
         except (ValueError, TypeError, NotImplementedError) as e:
-            if "attn" not in str(e).lower() and "eager" not in str(e).lower():
+            if "attn" not in str(e).lower() and attn not in str(e).lower():
                 raise
-            log(f"note: eager attention is not available for '{name_or_dir}' ({e}); "
+            log(f"note: {attn} attention is not available for '{name_or_dir}' ({e}); "
                 "using the model's default attention")
             model = model_class.from_pretrained(name_or_dir, dtype=torch_dtype)
     except (OSError, ValueError, KeyError) as e:
@@ -328,6 +333,7 @@ def build_metadata(model: Any, tokenizer: Any, task: str, source: str, last_dim:
         "format_version": FORMAT_VERSION,
         "task": task,
         "architecture": architectures[0] if architectures else type(model).__name__,
+        "attn_implementation": getattr(model.config, "_attn_implementation", None),
         "source": source,
         "vocab_size": vocab if vocab is not None else (last_dim if task == "causal-lm" else None),
         "tokenizer_vocab_size": len(tokenizer),
@@ -496,6 +502,9 @@ def _parser() -> argparse.ArgumentParser:
                         metavar="N",
                         help="longest sequence used to check the traced model against the eager "
                              "one (capped at the model's positions). Default: %(default)s")
+    parser.add_argument("--attn", choices=("sdpa", "eager"), default="sdpa",
+                        help="attention implementation to trace (default: %(default)s, the faster;"
+                             " eager where a model's sdpa export fails its checks)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace DIR if it exists and is not empty")
     return parser
@@ -509,7 +518,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ExportError(f"--max-check-length {args.max_check_length} is too small, "
                               "expected at least 3")
         _prepare_target(Path(args.out).absolute(), args.overwrite)
-        model = load_model(args.model, args.task, args.dtype)
+        model = load_model(args.model, args.task, args.dtype, attn=args.attn)
         tokenizer = load_tokenizer(args.model)
         export(model, tokenizer, args.out, args.task, args.model,
                max_check_length=args.max_check_length, overwrite=args.overwrite)

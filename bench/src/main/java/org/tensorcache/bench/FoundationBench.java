@@ -16,9 +16,12 @@ public final class FoundationBench {
   private FoundationBench() {}
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|remote|scale]
+   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|byo|remote|scale]
    * [--out FILE] [--work DIR]}; {@code remote} (lookups from a process without a replica next to
-   * Redis MGET) needs {@code redis-server} and is left out, saying so, where there is none.
+   * Redis MGET) needs {@code redis-server} and is left out, saying so, where there is none; {@code
+   * byo} (a Hugging Face model of one's own next to a bare DJL loop and PyTorch eager mode) needs
+   * Python with torch and transformers ({@code $TENSORCACHE_PYTHON}, else {@code python3}, else a
+   * venv it makes) and leaves out what it cannot run, saying so.
    */
   public static void main(String[] args) {
     int code = 0;
@@ -47,7 +50,8 @@ public final class FoundationBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only runner|segments|micro|cluster|remote|scale,"
+                    + "', expected --quick, --only"
+                    + " runner|segments|micro|cluster|byo|remote|scale,"
                     + " --out FILE or --work DIR");
       }
     }
@@ -90,11 +94,17 @@ public final class FoundationBench {
       cluster.put("cluster", ClusterBench.run(work, quick));
       Results.write(out.resolveSibling("cluster.json"), cluster);
     }
+    Path resultsDir = out.toAbsolutePath().getParent();
+    if (only == null || only.equals("byo")) {
+      System.out.println(
+          "== bring your own model: a Hugging Face Llama next to a bare DJL loop and PyTorch"
+              + " eager ==");
+      org.tensorcache.bench.byo.ByoBench.run(work, resultsDir, quick);
+    }
     if (only == null || only.equals("micro")) {
       System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");
-      org.tensorcache.bench.micro.MicroBench.run(out.toAbsolutePath().getParent(), quick);
+      org.tensorcache.bench.micro.MicroBench.run(resultsDir, quick);
     }
-    Path resultsDir = out.toAbsolutePath().getParent();
     if (only == null || only.equals("remote")) {
       System.out.println("== remote lookups (no replica) next to Redis MGET ==");
       if (onPath("redis-server")) {
