@@ -1,6 +1,7 @@
 package org.tensorcache.actors.cache;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -8,6 +9,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -17,6 +22,8 @@ import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.lookup.LookupEndpoint;
@@ -24,7 +31,9 @@ import org.tensorcache.actors.replica.ReplicaPublisher;
 import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.journal.JournalSchema;
 
 /**
@@ -44,6 +53,13 @@ public final class TensorCacheNode implements Extension {
       new java.util.concurrent.atomic.AtomicLong();
   private final ActorSystem<?> system;
   private volatile LookupEndpoint endpoint;
+  private final ReadWriteLock computing = new ReentrantReadWriteLock();
+  private volatile boolean runnersClosed;
+
+  /** How long a stopping node waits for running computations before it frees the runners. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
+  private static final Logger log = LoggerFactory.getLogger(TensorCacheNode.class);
 
   private TensorCacheNode(ActorSystem<?> system) {
     this.system = system;
@@ -54,7 +70,7 @@ public final class TensorCacheNode implements Extension {
             .lookup(DispatcherSelector.fromConfig("tensorcache.compute-dispatcher"));
     this.ioExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("tensorcache.io-dispatcher"));
-    system.getWhenTerminated().thenRun(() -> created.forEach(ModelRunner::close));
+    system.getWhenTerminated().thenRun(this::closeRunners);
   }
 
   /** The extension of {@code system}. */
@@ -174,8 +190,47 @@ public final class TensorCacheNode implements Extension {
     computedExamples.addAndGet(examples);
   }
 
+  /**
+   * Computes {@code examples} of {@code cacheId} with the calling compute thread's runner. The
+   * runners' native memory is freed only once no computation is running (the dispatcher's threads
+   * outlive the actor system), and a computation after that fails instead of touching it.
+   */
+  public RunnerOutput compute(String cacheId, List<? extends Example> examples) {
+    Lock lock = computing.readLock();
+    lock.lock();
+    try {
+      if (runnersClosed) {
+        throw new IllegalStateException(
+            "node is stopping: " + examples.size() + " examples of '" + cacheId + "' not computed");
+      }
+      return runner(cacheId).run(examples);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void closeRunners() {
+    Lock lock = computing.writeLock();
+    try {
+      if (!lock.tryLock(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn(
+            "a computation still runs {} after the node stopped: runners left open", CLOSE_WAIT);
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      runnersClosed = true;
+      created.forEach(ModelRunner::close);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The calling compute thread's runner for {@code cacheId}, made on first use. */
-  public ModelRunner runner(String cacheId) {
+  private ModelRunner runner(String cacheId) {
     return runners
         .get()
         .computeIfAbsent(

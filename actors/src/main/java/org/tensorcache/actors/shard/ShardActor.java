@@ -262,7 +262,7 @@ public final class ShardActor {
       String cacheId = cache.cacheId();
       CompletableFuture<RunnerOutput> work =
           CompletableFuture.supplyAsync(
-              () -> node.runner(cacheId).run(examples), node.computeExecutor());
+              () -> node.compute(cacheId, examples), node.computeExecutor());
       ctx.pipeToSelf(work, (out, failure) -> new GroupDone(group, out, failure));
     }
   }
