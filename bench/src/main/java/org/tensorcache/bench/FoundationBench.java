@@ -5,15 +5,55 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The foundation benchmark: reference-runner throughput per micro-batch size, and segment write and
  * read next to writing and reading the same bytes raw. Prints a table and writes {@code
  * bench/results/foundation.json}. Never fails on a figure: these machines are noisy.
  */
-public final class FoundationBench {
-  private FoundationBench() {}
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    version = "tensorcache 0.1.0",
+    description =
+        "Benchmarks: each figure next to its reference in the same run, written to"
+            + " bench/results/<part>.json with PNG charts; never fails on a figure.")
+public final class FoundationBench implements Callable<Integer> {
+  /** The parts, in the order a full run takes them. */
+  static final List<String> PARTS =
+      List.of("runner", "segments", "cluster", "byo", "micro", "remote", "scale");
+
+  @Option(names = "--quick", description = "Smaller runs (a few minutes in all).")
+  boolean quick;
+
+  @Option(
+      names = "--only",
+      paramLabel = "PART",
+      description =
+          "One part: runner, segments, cluster, byo (your own model; needs Python with torch and"
+              + " transformers: TENSORCACHE_PYTHON, else python3, else a venv it makes), micro,"
+              + " remote (needs redis-server), scale.")
+  String only;
+
+  @Option(
+      names = "--out",
+      paramLabel = "FILE",
+      defaultValue = "bench/results/foundation.json",
+      description = "Results of the runner and segment parts; the others go beside it.")
+  Path out;
+
+  @Option(
+      names = "--work",
+      paramLabel = "DIR",
+      defaultValue = "bench/work",
+      description = "Scratch directory (default: ${DEFAULT-VALUE}).")
+  Path work;
 
   /**
    * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|byo|remote|scale]
@@ -24,37 +64,29 @@ public final class FoundationBench {
    * venv it makes) and leaves out what it cannot run, saying so.
    */
   public static void main(String[] args) {
-    int code = 0;
-    try {
-      run(args);
-    } catch (Exception | Error e) {
-      e.printStackTrace();
-      code = 1;
-    }
+    int code =
+        new CommandLine(new FoundationBench())
+            .setExecutionExceptionHandler(
+                (e, cmd, parsed) -> {
+                  e.printStackTrace();
+                  return 1;
+                })
+            .execute(args);
     // a benchmark's cluster or client may leave a non-daemon thread behind: end the run anyway
     System.exit(code);
   }
 
-  private static void run(String[] args) throws Exception {
-    boolean quick = false;
-    String only = null;
-    Path out = Path.of("bench/results/foundation.json");
-    Path work = Path.of("bench/work");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--quick" -> quick = true;
-        case "--only" -> only = args[++i];
-        case "--out" -> out = Path.of(args[++i]);
-        case "--work" -> work = Path.of(args[++i]);
-        default ->
-            throw new IllegalArgumentException(
-                "unknown argument '"
-                    + args[i]
-                    + "', expected --quick, --only"
-                    + " runner|segments|micro|cluster|byo|remote|scale,"
-                    + " --out FILE or --work DIR");
-      }
+  @Override
+  public Integer call() throws Exception {
+    if (only != null && !PARTS.contains(only)) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--only " + only + " unknown, expected one of " + PARTS);
     }
+    run();
+    return 0;
+  }
+
+  private void run() throws Exception {
     Files.createDirectories(work);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "foundation");

@@ -4,13 +4,42 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * The chaos run from the command line: {@code ChaosMain [--faults 500] [--seed 1] [--work DIR]};
- * prints the report, writes {@code chaos-report.json} in the work directory, exits 1 on a failure.
+ * The chaos run from the command line: {@code tensorcache chaos [--faults 500] [--seed 1] [--work
+ * DIR]}; prints the report, writes {@code chaos-report.json} in the work directory, exits 1 on a
+ * failure.
  */
-public final class ChaosMain {
-  private ChaosMain() {}
+@Command(
+    name = "chaos",
+    mixinStandardHelpOptions = true,
+    version = "tensorcache 0.1.0",
+    description =
+        "Fault injection against real node processes on this machine (the soak profile): seeded"
+            + " kills, stops and damaged segments during fills, every value and trainer batch"
+            + " checked.")
+public final class ChaosMain implements Callable<Integer> {
+  @Option(
+      names = "--faults",
+      defaultValue = "500",
+      description = "How many faults to inject (default: ${DEFAULT-VALUE}).")
+  int faults;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Seed of the faults (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--work",
+      paramLabel = "DIR",
+      description = "Work directory (default: a new temporary one).")
+  Path work;
 
   /** The job of every chaos run: small enough for two cores, slow enough for faults mid-fill. */
   static final List<String> JOB =
@@ -26,21 +55,27 @@ public final class ChaosMain {
           "--hidden",
           "256");
 
-  /** Runs the soak profile. */
-  public static void main(String[] args) throws Exception {
-    int faults = 500;
-    long seed = 1;
-    Path work = Files.createTempDirectory("tensorcache-chaos");
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--faults" -> faults = Integer.parseInt(args[i + 1]);
-        case "--seed" -> seed = Long.parseLong(args[i + 1]);
-        case "--work" -> work = Path.of(args[i + 1]);
-        default ->
-            throw new IllegalArgumentException(
-                "unknown option " + args[i] + ", expected --faults, --seed or --work");
-      }
+  /** Runs the soak profile; {@code --help} prints the usage and starts nothing. */
+  public static void main(String[] args) {
+    CommandLine cli =
+        new CommandLine(new ChaosMain())
+            .setExecutionExceptionHandler(
+                (e, cmd, parsed) -> {
+                  if (!(e instanceof IllegalArgumentException)) {
+                    throw e;
+                  }
+                  cmd.getErr().println("tensorcache chaos: " + e.getMessage());
+                  return 2;
+                });
+    System.exit(cli.execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (faults < 1) {
+      throw new IllegalArgumentException("--faults " + faults + " invalid, expected >= 1");
     }
+    Path work = this.work != null ? this.work : Files.createTempDirectory("tensorcache-chaos");
     // each episode adds a whole-cluster kill, two damaged segments and a trainer kill
     int perEpisode = 9;
     int episodes = Math.max(1, (faults + perEpisode + 3) / (perEpisode + 4));
@@ -48,7 +83,7 @@ public final class ChaosMain {
     ChaosReport report = new ChaosRun(settings, work, launcher()).run();
     report.print(System.out);
     report.write(work.resolve("chaos-report.json"));
-    System.exit(report.ok() ? 0 : 1);
+    return report.ok() ? 0 : 1;
   }
 
   /** The {@code tensorcache} launcher: property {@code tensorcache.root}, or up from here. */

@@ -11,6 +11,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "tensorcache 0.1.0",
     description = "Computes, keeps and serves per-example tensors for ML training.",
+    footer = {
+      "",
+      "The launcher also runs:",
+      "  bench   benchmarks next to their references (bench --help)",
+      "  chaos   fault injection against real node processes (chaos --help)"
+    },
     subcommands = {
       DemoCommand.class,
       NodeCommand.class,
