@@ -158,6 +158,34 @@ class UserModelInputsTest {
   }
 
   @Test
+  void aDirectoryMadeByOtherMeansWorksFromTheModelAndTokenizerFiles() throws Exception {
+    Path plain = Files.createDirectories(dir.resolve("plain-llama"));
+    for (String f : new String[] {"model.pt", "tokenizer.json", "tokenizer_config.json"}) {
+      Files.copy(LLAMA.resolve(f), plain.resolve(f));
+    }
+    Fixtures.Case c = Fixtures.cases().iterator().next();
+    assertEquals("llama-text", c.name());
+    try (UserModel user = UserModel.open(plain, UserModel.Runner.LOGPROB, c.truncation())) {
+      ExampleSet rows = user.prepare(ExampleSet.load(c.dataset(), c.format()));
+      var out = user.newRunner(4, rows.format()).run(rows.examples());
+      for (JsonNode e : c.rows()) {
+        int i = e.get("index").intValue();
+        double chosen = e.get("chosen_logp").doubleValue();
+        assertEquals(chosen, out.value("chosen_logp", i)[0], Fixtures.tolerance(chosen));
+      }
+    }
+    // without tokenizer_config.json the EOS text TRL appends is unknown: text rows are refused
+    Files.delete(plain.resolve("tokenizer_config.json"));
+    try (UserModel user = UserModel.open(plain, UserModel.Runner.LOGPROB, c.truncation())) {
+      ExampleSet text = ExampleSet.load(c.dataset(), c.format());
+      var e = assertThrows(IllegalArgumentException.class, () -> user.prepare(text));
+      assertTrue(e.getMessage().contains("names no eos_token"), e.getMessage());
+      ExampleSet tokens = ExampleSet.load(Fixtures.DIR.resolve("data/tokens.jsonl"));
+      assertEquals(12, user.prepare(tokens).size(), "token rows need no EOS text");
+    }
+  }
+
+  @Test
   void encoderMeansEqualTheEagerModels() throws Exception {
     JsonNode expected = Fixtures.json("expected-embedding.json");
     try (UserModel user =
