@@ -18,6 +18,7 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SelfUp;
 import org.apache.pekko.cluster.typed.Subscribe;
+import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
@@ -60,7 +61,7 @@ public final class NodeLauncher {
     try {
       TensorCacheNode node = TensorCacheNode.get(system);
       caches.forEach(node::register);
-      return new Node(system, node.start());
+      return new Node(system, TensorCache.start(system).coordinator());
     } catch (RuntimeException e) {
       system.terminate();
       throw e;

@@ -12,18 +12,11 @@ public final class BlockKey extends Key<BlockData> {
 
   /** The key of {@code range} of cache {@code cacheId}. */
   public static BlockKey of(String cacheId, int range) {
-    return new BlockKey(cacheId + "#" + range);
+    return new BlockKey(RangeId.of(cacheId, range).toString());
   }
 
-  /** The range number in the key's id. */
-  public static int rangeOf(Key<?> key) {
-    String id = key.id();
-    return Integer.parseInt(id.substring(id.lastIndexOf('#') + 1));
-  }
-
-  /** The cache id in the key's id. */
-  public static String cacheOf(Key<?> key) {
-    String id = key.id();
-    return id.substring(0, id.lastIndexOf('#'));
+  /** The range a block key names. */
+  public static RangeId rangeOf(Key<?> key) {
+    return RangeId.parse(key.id());
   }
 }

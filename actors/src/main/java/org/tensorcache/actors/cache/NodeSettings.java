@@ -6,6 +6,7 @@ import java.time.Duration;
 /** The {@code tensorcache} settings the actors use, read once. */
 public record NodeSettings(
     Duration lookupTimeout,
+    Duration lookupRetryAfter,
     int maxBatch,
     int maxReplyBytes,
     Duration coordinatorTick,
@@ -18,6 +19,7 @@ public record NodeSettings(
     Config c = config.getConfig("tensorcache");
     return new NodeSettings(
         c.getDuration("lookup.timeout"),
+        c.getDuration("lookup.retry-after"),
         c.getInt("lookup.max-batch"),
         (int) c.getBytes("lookup.max-reply-bytes").longValue(),
         c.getDuration("coordinator.tick"),

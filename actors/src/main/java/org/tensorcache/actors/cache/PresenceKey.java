@@ -5,6 +5,7 @@ import org.apache.pekko.cluster.ddata.Key;
 /** The Distributed Data key of one range's presence: {@code <cache id>#<range>#present}. */
 public final class PresenceKey extends Key<PresenceData> {
   private static final long serialVersionUID = 1L;
+  private static final String SUFFIX = "#present";
 
   private PresenceKey(String id) {
     super(id);
@@ -12,19 +13,16 @@ public final class PresenceKey extends Key<PresenceData> {
 
   /** The key of {@code range} of cache {@code cacheId}. */
   public static PresenceKey of(String cacheId, int range) {
-    return new PresenceKey(cacheId + "#" + range + "#present");
+    return new PresenceKey(RangeId.of(cacheId, range) + SUFFIX);
   }
 
-  /** The range number in a key's id. */
-  public static int rangeOf(Key<?> key) {
-    String[] parts = key.id().split("#");
-    return Integer.parseInt(parts[parts.length - 2]);
-  }
-
-  /** The cache id in a key's id. */
-  public static String cacheOf(Key<?> key) {
+  /** The range a presence key names. */
+  public static RangeId rangeOf(Key<?> key) {
     String id = key.id();
-    String withoutSuffix = id.substring(0, id.lastIndexOf('#'));
-    return withoutSuffix.substring(0, withoutSuffix.lastIndexOf('#'));
+    if (!id.endsWith(SUFFIX)) {
+      throw new IllegalArgumentException(
+          "presence key '" + id + "', expected <cache id>#<range>" + SUFFIX);
+    }
+    return RangeId.parse(id.substring(0, id.length() - SUFFIX.length()));
   }
 }

@@ -5,44 +5,29 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.pekko.Done;
-import org.apache.pekko.actor.CoordinatedShutdown;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.actors.lookup.LookupActor;
-import org.tensorcache.actors.lookup.LookupEndpoint;
-import org.tensorcache.actors.replica.ReplicaPublisher;
-import org.tensorcache.actors.replica.ReplicaView;
-import org.tensorcache.actors.session.TrainerSession;
-import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
-import org.tensorcache.store.journal.JournalSchema;
 
 /**
- * The node-local services of TensorCache in one ActorSystem: the caches this node knows, the
- * published read view of the replicated blocks, and the compute and I/O executors.
+ * The node-local state of TensorCache in one ActorSystem: the caches this node knows with their
+ * published blocks, the settings, the compute and I/O executors and the runners on them. What
+ * starts the node's actors lives above the actor packages, in {@code org.tensorcache.actors}.
  */
 public final class TensorCacheNode implements Extension {
-  private final Map<String, CacheDefinition> caches = new ConcurrentHashMap<>();
-  private final ReplicaView view = new ReplicaView();
+  private final CacheRegistry registry = new CacheRegistry();
   private final Executor computeExecutor;
   private final Executor ioExecutor;
   private final ThreadLocal<Map<String, ModelRunner>> runners =
@@ -52,7 +37,7 @@ public final class TensorCacheNode implements Extension {
   private final java.util.concurrent.atomic.AtomicLong computedExamples =
       new java.util.concurrent.atomic.AtomicLong();
   private final ActorSystem<?> system;
-  private volatile LookupEndpoint endpoint;
+  private volatile InetSocketAddress lookupPort;
   private final ReadWriteLock computing = new ReentrantReadWriteLock();
   private volatile boolean runnersClosed;
 
@@ -80,71 +65,32 @@ public final class TensorCacheNode implements Extension {
 
   /** Makes a cache known to this node; call before the node's actors start. */
   public void register(CacheDefinition definition) {
-    CacheDefinition before = caches.putIfAbsent(definition.cacheId(), definition);
-    if (before != null && before != definition) {
-      throw new IllegalStateException("cache " + definition.cacheId() + " is already registered");
-    }
-    view.register(definition.spec(), definition.cacheId());
+    registry.register(definition);
   }
 
-  /**
-   * Starts this node's part of TensorCache once its caches are registered: the journal tables,
-   * shard and session sharding, the coordinator singleton, and the replica publisher.
-   */
-  public ActorRef<Coordinator.Command> start() {
-    JournalSchema.ensure(system);
-    ShardActor.init(system);
-    TrainerSession.init(system);
-    system.systemActorOf(ReplicaPublisher.create(), "tensorcache-replica", Props.empty());
-    // served from this node's replica to processes that hold none
-    ActorRef<LookupActor.Command> lookup =
-        system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
-    system.receptionist().tell(Receptionist.register(LookupActor.SERVICE_KEY, lookup));
-    startEndpoint(lookup);
-    return Coordinator.init(system);
-  }
-
-  /** Binds the binary lookup port when it is configured; it closes as the node shuts down. */
-  private void startEndpoint(ActorRef<LookupActor.Command> lookup) {
-    LookupEndpoint.Settings s = LookupEndpoint.Settings.create(system.settings().config());
-    if (s.port() < 0) {
-      return;
-    }
-    try {
-      endpoint = LookupEndpoint.start(system, lookup, s);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    CoordinatedShutdown.get(system)
-        .addTask(
-            CoordinatedShutdown.PhaseServiceUnbind(),
-            "tensorcache-lookup-endpoint",
-            () -> {
-              endpoint.close();
-              return CompletableFuture.completedFuture(Done.getInstance());
-            });
-    system.getWhenTerminated().thenRun(endpoint::close);
+  /** Records where this node's binary lookup port listens, once it is bound. */
+  public void lookupPortBound(InetSocketAddress address) {
+    lookupPort = address;
   }
 
   /** The address of this node's binary lookup port, if it has one. */
   public Optional<InetSocketAddress> endpointAddress() {
-    LookupEndpoint e = endpoint;
-    return e == null ? Optional.empty() : Optional.of(e.address());
+    return Optional.ofNullable(lookupPort);
   }
 
   /** The definition of {@code cacheId}, or an error naming the known caches. */
   public CacheDefinition definition(String cacheId) {
-    CacheDefinition d = caches.get(cacheId);
-    if (d == null) {
-      throw new IllegalArgumentException(
-          "unknown cache '" + cacheId + "', expected one of " + caches.keySet());
-    }
-    return d;
+    return registry.definition(cacheId);
   }
 
   /** Every registered cache. */
   public List<CacheDefinition> definitions() {
-    return List.copyOf(caches.values());
+    return registry.definitions();
+  }
+
+  /** The caches this node knows, with their published blocks. */
+  public CacheRegistry registry() {
+    return registry;
   }
 
   /**
@@ -158,11 +104,6 @@ public final class TensorCacheNode implements Extension {
       rowBytes += (long) f.width() * f.dtype().bytes();
     }
     return rowBytes * spec.rangeSize() > settings.gossipBudget();
-  }
-
-  /** The read view that lookups gather from. */
-  public ReplicaView view() {
-    return view;
   }
 
   /** The dispatcher for forward passes: one thread per device, one runner per thread. */

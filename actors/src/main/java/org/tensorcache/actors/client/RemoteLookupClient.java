@@ -15,9 +15,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.tensorcache.actors.lookup.LookupChecks;
+import org.tensorcache.actors.lookup.LookupFailedException;
+import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupWire;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -65,10 +66,10 @@ public final class RemoteLookupClient implements AutoCloseable {
   /** The values of {@code indices}, blocking until every one is there or the lookup fails. */
   public Batch lookup(String cacheId, long[] indices) {
     CacheSpec spec = spec(cacheId);
-    float[][] values = new float[spec.fields().size()][];
-    for (int f = 0; f < values.length; f++) {
-      values[f] = new float[indices.length * spec.fields().get(f).width()];
+    if (indices == null) {
+      throw new IllegalArgumentException("no indices for cache '" + cacheId + "'");
     }
+    float[][] values = LookupChecks.newValues(spec, indices.length);
     lookupInto(cacheId, indices, values);
     return new Batch(spec, indices, values);
   }
@@ -84,7 +85,7 @@ public final class RemoteLookupClient implements AutoCloseable {
       throw new IllegalArgumentException("no indices for cache '" + cacheId + "'");
     }
     CacheSpec spec = spec(cacheId);
-    TensorCacheClient.checkBuffers(cacheId, spec, indices.length, out);
+    LookupChecks.checkBuffers(cacheId, spec, indices.length, out);
     call(cacheId, spec, indices, out);
   }
 
@@ -147,7 +148,7 @@ public final class RemoteLookupClient implements AutoCloseable {
     final Socket socket;
     final InputStream in;
     final OutputStream out;
-    final LookupWire.Frames frames = new LookupWire.Frames();
+    final LookupFrames frames = new LookupFrames();
 
     Connection(InetSocketAddress address, Duration timeout) throws IOException {
       this.address = address;
@@ -165,71 +166,15 @@ public final class RemoteLookupClient implements AutoCloseable {
     }
 
     CacheSpec describe(byte[] id) throws IOException {
-      ByteBuffer b = frames.start(2 + 2 + id.length).put(LookupWire.VERSION);
-      b.put(LookupWire.DESCRIBE);
-      LookupWire.putStr(b, id);
-      frames.send(b, out);
-      ByteBuffer reply = okReply();
-      String name = LookupWire.getStr(reply);
-      long n = reply.getLong();
-      int rangeSize = reply.getInt();
-      int count = reply.getShort() & 0xffff;
-      List<FieldSpec> fields = new ArrayList<>(count);
-      for (int f = 0; f < count; f++) {
-        String field = LookupWire.getStr(reply);
-        DType dtype = DType.fromSafetensors(LookupWire.getStr(reply));
-        int[] shape = new int[reply.get()];
-        for (int d = 0; d < shape.length; d++) {
-          shape[d] = reply.getInt();
-        }
-        fields.add(new FieldSpec(field, dtype, shape));
-      }
-      return new CacheSpec(name, n, fields, rangeSize);
+      frames.send(LookupWire.encodeDescribe(frames, id), out);
+      return LookupWire.decodeSpec(LookupWire.decodeStatus(frames.read(in), address));
     }
 
-    CacheSpec get(byte[] id, CacheSpec spec, long[] indices, float[][] out) throws IOException {
-      ByteBuffer b =
-          frames.start(2 + 2 + id.length + 4 + indices.length * Long.BYTES).put(LookupWire.VERSION);
-      b.put(LookupWire.GET);
-      LookupWire.putStr(b, id);
-      b.putInt(indices.length);
-      b.asLongBuffer().put(indices);
-      b.position(b.limit());
-      frames.send(b, this.out);
-      ByteBuffer reply = okReply();
-      int fields = reply.getShort() & 0xffff;
-      if (fields != out.length) {
-        throw new java.net.ProtocolException(
-            fields + " fields in the reply, expected " + out.length);
-      }
-      for (int f = 0; f < fields; f++) {
-        int floats = reply.getInt();
-        int expected = indices.length * spec.fields().get(f).width();
-        if (floats != expected) {
-          throw new java.net.ProtocolException(
-              floats + " values of field " + f + " in the reply, expected " + expected);
-        }
-        reply.asFloatBuffer().get(out[f], 0, floats);
-        reply.position(reply.position() + floats * Float.BYTES);
-      }
+    CacheSpec get(byte[] id, CacheSpec spec, long[] indices, float[][] values) throws IOException {
+      frames.send(LookupWire.encodeGet(frames, id, indices), out);
+      ByteBuffer reply = LookupWire.decodeStatus(frames.read(in), address);
+      LookupWire.decodeValues(reply, spec, indices.length, values);
       return spec;
-    }
-
-    /** The reply's body after an OK status, or the error it carries. */
-    private ByteBuffer okReply() throws IOException {
-      ByteBuffer reply = frames.read(in);
-      byte status = reply.get();
-      if (status == LookupWire.OK) {
-        return reply;
-      }
-      String message = LookupWire.getStr(reply);
-      if (status == LookupWire.BAD_REQUEST) {
-        throw new IllegalArgumentException(message);
-      }
-      if (status == LookupWire.FAILED) {
-        throw new LookupFailedException(message, null);
-      }
-      throw new java.net.ProtocolException(address + " rejected a request: " + message);
     }
 
     void close() {

@@ -9,6 +9,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.session.TrainerSession;
 
 /**

@@ -1,8 +1,6 @@
 package org.tensorcache.actors.coordinator;
 
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -15,6 +13,7 @@ import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
 import org.apache.pekko.cluster.typed.SingletonActor;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -30,13 +29,12 @@ import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.PresenceData;
 import org.tensorcache.actors.cache.PresenceKey;
+import org.tensorcache.actors.cache.RangeId;
 import org.tensorcache.actors.cache.ReplicaWriter;
-import org.tensorcache.actors.cache.SegmentIo;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.CoordinatorState.CacheProgress;
 import org.tensorcache.actors.coordinator.CoordinatorState.Event;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
-import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.block.Block;
@@ -86,8 +84,7 @@ public final class Coordinator
 
   private record SegmentWritten(String cacheId, int range, Throwable failure) implements Internal {}
 
-  private record Restored(String cacheId, int range, Block block, Throwable failure)
-      implements Internal {}
+  private record Restored(SegmentRestorer.Restored restored) implements Internal {}
 
   private record PresenceChanged(Replicator.SubscribeResponse<PresenceData> response)
       implements Internal {}
@@ -98,10 +95,15 @@ public final class Coordinator
   private record ReplicaUpdated(Replicator.UpdateResponse<BlockData> response)
       implements Internal {}
 
-  /** Starts (or joins) the coordinator singleton and returns its proxy. */
+  /**
+   * Starts (or joins) the coordinator singleton and returns its proxy. It runs on the oldest node
+   * with role {@code compute}: a member without that role may know no cache at all.
+   */
   public static ActorRef<Command> init(ActorSystem<?> system) {
     return ClusterSingleton.get(system)
-        .init(SingletonActor.of(create(), "tensorcache-coordinator"));
+        .init(
+            SingletonActor.of(create(), "tensorcache-coordinator")
+                .withSettings(ClusterSingletonSettings.create(system).withRole("compute")));
   }
 
   static Behavior<Command> create() {
@@ -128,7 +130,9 @@ public final class Coordinator
   private final ReplicaWriter<Command> writer;
   private final TensorCacheNode node;
   private final Coverage coverage = new Coverage();
-  private final Set<String> writing = new HashSet<>();
+  private final SegmentWrites<Command> segments;
+  private final Restoration<Command> restoration;
+  private final ActorRef<SegmentRestorer.Restored> restoredAdapter;
 
   private Coordinator(
       ActorContext<Command> ctx,
@@ -148,6 +152,9 @@ public final class Coordinator
     this.writer =
         new ReplicaWriter<>(replicator, presence, ReplicaUpdated::new, PresenceUpdated::new);
     this.node = TensorCacheNode.get(ctx.getSystem());
+    this.segments = new SegmentWrites<>(ctx, node, SegmentWritten::new);
+    this.restoration = new Restoration<>(ctx, node, coverage, writer);
+    this.restoredAdapter = ctx.messageAdapter(SegmentRestorer.Restored.class, Restored::new);
   }
 
   @Override
@@ -200,19 +207,9 @@ public final class Coordinator
           replicator.subscribe(BlockKey.of(d.cacheId(), r), RangeChanged::new);
         }
       }
-      restore(d, state.progress(d.cacheId()));
+      restoration.start(d, state.progress(d.cacheId()), restoredAdapter);
     }
     timers.startTimerWithFixedDelay(Tick.INSTANCE, node.settings().coordinatorTick());
-  }
-
-  /** Reads every segment the journal or the directory knows of, checked, on the I/O dispatcher. */
-  private void restore(CacheDefinition d, CacheProgress progress) {
-    for (int range : SegmentIo.toRestore(d, progress::isPersisted)) {
-      coverage.verifying(d.cacheId(), range);
-      ctx.pipeToSelf(
-          SegmentIo.read(d, range, node.ioExecutor()),
-          (block, failure) -> new Restored(d.cacheId(), range, block, failure));
-    }
   }
 
   private ReplyEffect<Event, CoordinatorState> onStartFill(CoordinatorState state, StartFill cmd) {
@@ -242,11 +239,11 @@ public final class Coordinator
         // by reference, only the shard holds the values: it writes the segment and says so
         if (p.filling() && !p.isPersisted(r) && (byReference || !complete)) {
           sharding
-              .entityRefFor(ShardActor.ENTITY_KEY, ShardActor.entityId(p.cacheId(), r))
+              .entityRefFor(ShardActor.ENTITY_KEY, RangeId.of(p.cacheId(), r).toString())
               .tell(ShardActor.Fill.INSTANCE);
         }
         if (!byReference && complete && !p.isPersisted(r)) {
-          writeSegment(p.cacheId(), coverage.block(p.cacheId(), r));
+          segments.write(p.cacheId(), coverage.block(p.cacheId(), r));
         }
       }
     }
@@ -256,12 +253,13 @@ public final class Coordinator
   private ReplyEffect<Event, CoordinatorState> onRangeChanged(
       CoordinatorState state, RangeChanged cmd) {
     if (cmd.response() instanceof Replicator.Changed<BlockData> c) {
-      String cacheId = BlockKey.cacheOf(c.key());
-      int range = BlockKey.rangeOf(c.key());
+      RangeId id = BlockKey.rangeOf(c.key());
+      String cacheId = id.cacheId();
+      int range = id.range();
       Block block = c.dataValue().block();
       coverage.block(cacheId, block);
       if (block.isComplete() && !state.progress(cacheId).isPersisted(range)) {
-        writeSegment(cacheId, block);
+        segments.write(cacheId, block);
       }
     }
     return Effect().none().thenNoReply();
@@ -270,8 +268,8 @@ public final class Coordinator
   private ReplyEffect<Event, CoordinatorState> onPresenceChanged(
       CoordinatorState state, PresenceChanged cmd) {
     if (cmd.response() instanceof Replicator.Changed<PresenceData> c) {
-      coverage.presence(
-          PresenceKey.cacheOf(c.key()), PresenceKey.rangeOf(c.key()), c.dataValue().count());
+      RangeId id = PresenceKey.rangeOf(c.key());
+      coverage.presence(id.cacheId(), id.range(), c.dataValue().count());
     }
     return Effect().none().thenNoReply();
   }
@@ -284,57 +282,15 @@ public final class Coordinator
     return Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
   }
 
-  private void writeSegment(String cacheId, Block block) {
-    String id = ShardActor.entityId(cacheId, block.range());
-    if (!writing.add(id)) {
-      return;
-    }
-    ctx.pipeToSelf(
-        SegmentIo.write(node.definition(cacheId), block, node.ioExecutor()),
-        (ok, failure) -> new SegmentWritten(cacheId, block.range(), failure));
-  }
-
   private ReplyEffect<Event, CoordinatorState> onSegmentWritten(
       CoordinatorState state, SegmentWritten cmd) {
-    writing.remove(ShardActor.entityId(cmd.cacheId(), cmd.range()));
-    if (cmd.failure() != null) {
-      ctx.getLog()
-          .error(
-              "segment of range {} of {} not written: {}",
-              cmd.range(),
-              cmd.cacheId(),
-              cmd.failure().toString());
-      return Effect().none().thenNoReply();
-    }
-    return Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
+    Event event = segments.written(cmd.cacheId(), cmd.range(), cmd.failure());
+    return event == null ? Effect().none().thenNoReply() : Effect().persist(event).thenNoReply();
   }
 
   private ReplyEffect<Event, CoordinatorState> onRestored(CoordinatorState state, Restored cmd) {
-    boolean persisted = state.progress(cmd.cacheId()).isPersisted(cmd.range());
-    coverage.verified(cmd.cacheId(), cmd.range()); // a lost range is no longer persisted either
-    if (cmd.failure() != null || cmd.block() == null) {
-      Throwable cause =
-          cmd.failure() == null
-              ? new IllegalStateException("segment of range " + cmd.range() + " is missing")
-              : cmd.failure().getCause() != null ? cmd.failure().getCause() : cmd.failure();
-      ctx.getLog()
-          .warn(
-              "range {} of {} not restored, it will be computed again: {}",
-              cmd.range(),
-              cmd.cacheId(),
-              cause.getMessage());
-      return persisted
-          ? Effect()
-              .persist(
-                  new RangeLost(cmd.cacheId(), cmd.range(), String.valueOf(cause.getMessage())))
-              .thenNoReply()
-          : Effect().none().thenNoReply();
-    }
-    writer.write(
-        cmd.cacheId(), cmd.block(), node.byReference(cmd.cacheId()), Replicator.writeLocal());
-    return persisted
-        ? Effect().none().thenNoReply()
-        : Effect().persist(new RangePersisted(cmd.cacheId(), cmd.range())).thenNoReply();
+    Event event = restoration.restored(state, cmd.restored());
+    return event == null ? Effect().none().thenNoReply() : Effect().persist(event).thenNoReply();
   }
 
   private Status status(CoordinatorState state) {

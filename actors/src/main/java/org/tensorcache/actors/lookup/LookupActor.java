@@ -1,10 +1,12 @@
 package org.tensorcache.actors.lookup;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -14,6 +16,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.cache.NodeSettings;
+import org.tensorcache.actors.cache.RangeId;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.shard.ShardActor;
@@ -21,9 +25,11 @@ import org.tensorcache.store.serialization.KryoSerializable;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * Serves {@link GetBatch} from the node's replica; indices not there yet become priority compute
+ * Serves {@link GetValues} from the node's replica; indices not there yet become priority compute
  * requests to the shards of their ranges, and the answer waits for them, bounded by the lookup
- * timeout. It never answers a sentinel or a missing value: a batch is complete or an error.
+ * timeout. A shard that does not answer is asked again (the request is idempotent): it may have
+ * moved to another node, and a request delivered to a node that died is lost. It never answers a
+ * sentinel or a missing value: the values are complete or an error.
  */
 public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   /**
@@ -43,30 +49,39 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   public interface Command extends KryoSerializable {}
 
   /** The values of {@code indices} of a cache, in request order. */
-  public record GetBatch(String cacheId, long[] indices, ActorRef<StatusReply<Batch>> replyTo)
+  public record GetValues(String cacheId, long[] indices, ActorRef<StatusReply<Values>> replyTo)
       implements Command {}
 
-  /** Per field, {@code indices.length * width} floats in request order. */
-  public record Batch(long[] indices, float[][] values) implements KryoSerializable {}
+  /** The reply to {@link GetValues}: per field, {@code indices.length * width} floats. */
+  public record Values(long[] indices, float[][] values) implements KryoSerializable {}
 
-  private record PartDone(
-      long request, int[] positions, ShardActor.Computed computed, Throwable failure)
+  private record PartDone(long request, Part part, ShardActor.Computed computed, Throwable failure)
       implements Command {}
+
+  /** The positions of one request that one range's shard is asked for, and how often so far. */
+  private record Part(int range, int[] positions, long[] indices, int attempt) {
+    Part next() {
+      return new Part(range, positions, indices, attempt + 1);
+    }
+  }
 
   private static final class Pending {
-    final GetBatch request;
+    final GetValues request;
     final float[][] values;
+    final long deadline;
     int parts;
 
-    Pending(GetBatch request, float[][] values, int parts) {
+    Pending(GetValues request, float[][] values, long deadline, int parts) {
       this.request = request;
       this.values = values;
+      this.deadline = deadline;
       this.parts = parts;
     }
   }
 
-  private final TensorCacheNode node;
+  private final NodeSettings settings;
   private final ReplicaView view;
+  private final ClusterSharding sharding;
   private final Map<Long, Pending> pending = new HashMap<>();
   private long nextRequest;
 
@@ -77,78 +92,83 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
 
   private LookupActor(ActorContext<Command> ctx) {
     super(ctx);
-    this.node = TensorCacheNode.get(ctx.getSystem());
-    this.view = node.view();
+    TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
+    this.settings = node.settings();
+    this.view = new ReplicaView(node.registry());
+    this.sharding = ClusterSharding.get(ctx.getSystem());
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(GetBatch.class, this::onGetBatch)
+        .onMessage(GetValues.class, this::onGetValues)
         .onMessage(PartDone.class, this::onPartDone)
         .build();
   }
 
-  private Behavior<Command> onGetBatch(GetBatch get) {
+  private Behavior<Command> onGetValues(GetValues get) {
     CacheSpec spec;
     try {
       spec = view.spec(get.cacheId());
-      BatchRequest.check(get.cacheId(), spec, get.indices(), node.settings());
+      LookupChecks.check(get.cacheId(), spec, get.indices(), settings);
     } catch (IllegalArgumentException e) {
       get.replyTo().tell(StatusReply.error(e.getMessage()));
       return this;
     }
     long[] indices = get.indices();
-    float[][] values = new float[spec.fields().size()][];
-    for (int f = 0; f < values.length; f++) {
-      values[f] = new float[indices.length * spec.fields().get(f).width()];
-    }
+    float[][] values = LookupChecks.newValues(spec, indices.length);
     int[] missing = view.gather(get.cacheId(), indices, values);
-    int missingCount = missing.length;
-    if (missingCount == 0) {
-      get.replyTo().tell(StatusReply.success(new Batch(indices, values)));
+    if (missing.length == 0) {
+      get.replyTo().tell(StatusReply.success(new Values(indices, values)));
       return this;
     }
-    List<int[]> parts = split(spec, indices, missing, missingCount);
+    List<Part> parts = split(spec, indices, missing);
     long id = nextRequest++;
-    pending.put(id, new Pending(get, values, parts.size()));
-    ClusterSharding sharding = ClusterSharding.get(getContext().getSystem());
-    for (int[] positions : parts) {
-      long[] wanted = new long[positions.length];
-      for (int i = 0; i < positions.length; i++) {
-        wanted[i] = indices[positions[i]];
-      }
-      int range = spec.rangeOf(wanted[0]);
-      getContext()
-          .askWithStatus(
-              ShardActor.Computed.class,
-              sharding.entityRefFor(
-                  ShardActor.ENTITY_KEY, ShardActor.entityId(get.cacheId(), range)),
-              node.settings().lookupTimeout(),
-              replyTo -> new ShardActor.Compute(wanted, replyTo),
-              (computed, failure) -> new PartDone(id, positions, computed, failure));
-    }
+    long deadline = System.nanoTime() + settings.lookupTimeout().toNanos();
+    pending.put(id, new Pending(get, values, deadline, parts.size()));
+    parts.forEach(part -> ask(id, get.cacheId(), part, deadline));
     return this;
   }
 
+  /**
+   * Asks the part's shard, waiting {@code retry-after} for the first attempt and twice as long for
+   * each next one, never past the request's deadline.
+   */
+  private void ask(long id, String cacheId, Part part, long deadline) {
+    Duration wait = settings.lookupRetryAfter().multipliedBy(1L << Math.min(part.attempt(), 10));
+    Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+    getContext()
+        .askWithStatus(
+            ShardActor.Computed.class,
+            sharding.entityRefFor(
+                ShardActor.ENTITY_KEY, RangeId.of(cacheId, part.range()).toString()),
+            wait.compareTo(left) < 0 ? wait : left,
+            replyTo -> new ShardActor.Compute(part.indices(), replyTo),
+            (computed, failure) -> new PartDone(id, part, computed, failure));
+  }
+
   /** Groups missing positions by range, in parts whose reply fits one remote message. */
-  private List<int[]> split(CacheSpec spec, long[] indices, int[] missing, int count) {
-    int perPart = Math.max(1, node.settings().maxReplyBytes() / BatchRequest.rowBytes(spec));
+  private List<Part> split(CacheSpec spec, long[] indices, int[] missing) {
+    int perPart = Math.max(1, settings.maxReplyBytes() / LookupChecks.rowBytes(spec));
     Map<Integer, List<Integer>> byRange = new LinkedHashMap<>();
-    for (int m = 0; m < count; m++) {
-      byRange
-          .computeIfAbsent(spec.rangeOf(indices[missing[m]]), r -> new ArrayList<>())
-          .add(missing[m]);
+    for (int m : missing) {
+      byRange.computeIfAbsent(spec.rangeOf(indices[m]), r -> new ArrayList<>()).add(m);
     }
-    List<int[]> parts = new ArrayList<>();
-    for (List<Integer> positions : byRange.values()) {
-      for (int from = 0; from < positions.size(); from += perPart) {
-        parts.add(
-            positions.subList(from, Math.min(positions.size(), from + perPart)).stream()
-                .mapToInt(Integer::intValue)
-                .toArray());
-      }
-    }
+    List<Part> parts = new ArrayList<>();
+    byRange.forEach(
+        (range, positions) -> {
+          for (int from = 0; from < positions.size(); from += perPart) {
+            int[] p =
+                positions.subList(from, Math.min(positions.size(), from + perPart)).stream()
+                    .mapToInt(Integer::intValue)
+                    .toArray();
+            long[] wanted = new long[p.length];
+            for (int i = 0; i < p.length; i++) {
+              wanted[i] = indices[p[i]];
+            }
+            parts.add(new Part(range, p, wanted, 0));
+          }
+        });
     return parts;
   }
 
@@ -156,6 +176,10 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     Pending p = pending.get(done.request());
     if (p == null) {
       return this; // already failed
+    }
+    if (done.failure() instanceof TimeoutException && System.nanoTime() < p.deadline) {
+      ask(done.request(), p.request.cacheId(), done.part().next(), p.deadline);
+      return this;
     }
     if (done.failure() != null) {
       pending.remove(done.request());
@@ -169,23 +193,24 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
       return this;
     }
     CacheSpec spec = view.spec(p.request.cacheId());
+    int[] positions = done.part().positions();
     for (int f = 0; f < p.values.length; f++) {
       int width = spec.fields().get(f).width();
       float[] src = done.computed().values()[f];
-      for (int i = 0; i < done.positions().length; i++) {
-        System.arraycopy(src, i * width, p.values[f], done.positions()[i] * width, width);
+      for (int i = 0; i < positions.length; i++) {
+        System.arraycopy(src, i * width, p.values[f], positions[i] * width, width);
       }
     }
     if (--p.parts == 0) {
       pending.remove(done.request());
-      p.request.replyTo().tell(StatusReply.success(new Batch(p.request.indices(), p.values)));
+      p.request.replyTo().tell(StatusReply.success(new Values(p.request.indices(), p.values)));
     }
     return this;
   }
 
   private String describe(Throwable failure) {
-    if (failure instanceof java.util.concurrent.TimeoutException) {
-      return "not computed within " + node.settings().lookupTimeout().toMillis() + " ms";
+    if (failure instanceof TimeoutException) {
+      return "not computed within " + settings.lookupTimeout().toMillis() + " ms";
     }
     return failure.getMessage();
   }

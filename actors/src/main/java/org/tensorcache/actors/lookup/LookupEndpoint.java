@@ -16,25 +16,15 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.actors.cache.NodeSettings;
-import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.replica.ReplicaView;
-import org.tensorcache.model.spec.FieldSpec;
-import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * A node's binary lookup port for processes that are no cluster members (see {@link LookupWire}): a
- * lookup the replica holds is gathered and answered on the connection's own thread, with no actor
- * message or Artery hop in between; indices not computed yet go to the node's {@link LookupActor},
- * so a reply is complete or an error, never a sentinel. One thread per connection, up to a bound.
+ * A node's binary lookup port for processes that are no cluster members: a socket server that
+ * decodes each request with {@link LookupWire}, serves it through the node's {@link LocalLookup} on
+ * the connection's own thread (a gather from the replica, with no actor message or Artery hop in
+ * between when every value is there) and encodes the reply. One thread per connection, up to a
+ * bound.
  */
 public final class LookupEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LookupEndpoint.class);
@@ -62,35 +52,21 @@ public final class LookupEndpoint implements AutoCloseable {
   }
 
   private final ServerSocket server;
-  private final ActorSystem<?> system;
-  private final ActorRef<LookupActor.Command> lookup;
-  private final ReplicaView view;
-  private final NodeSettings settings;
+  private final LocalLookup lookup;
   private final int maxConnections;
   private final int maxRequest;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  private LookupEndpoint(
-      ServerSocket server,
-      ActorSystem<?> system,
-      ActorRef<LookupActor.Command> lookup,
-      int maxConnections) {
+  private LookupEndpoint(ServerSocket server, LocalLookup lookup, int maxConnections) {
     this.server = server;
-    this.system = system;
     this.lookup = lookup;
-    TensorCacheNode node = TensorCacheNode.get(system);
-    this.view = node.view();
-    this.settings = node.settings();
     this.maxConnections = maxConnections;
-    // version, op, the longest cache id, the count and the largest batch's indices
-    this.maxRequest = (int) Math.min(LookupWire.MAX_FRAME, 8 + 0xffffL + 8L * settings.maxBatch());
+    this.maxRequest = LookupWire.maxRequest(lookup.settings().maxBatch());
   }
 
-  /** Binds the port of {@code endpoint} and serves it; missing indices go to {@code lookup}. */
-  public static LookupEndpoint start(
-      ActorSystem<?> system, ActorRef<LookupActor.Command> lookup, Settings endpoint)
-      throws IOException {
+  /** Binds the port of {@code endpoint} and serves lookups through {@code lookup}. */
+  public static LookupEndpoint start(LocalLookup lookup, Settings endpoint) throws IOException {
     ServerSocket server = new ServerSocket();
     try {
       server.setReuseAddress(true);
@@ -100,7 +76,7 @@ public final class LookupEndpoint implements AutoCloseable {
       throw new IOException(
           "cannot bind the lookup endpoint to " + endpoint.host() + ":" + endpoint.port(), e);
     }
-    LookupEndpoint ep = new LookupEndpoint(server, system, lookup, endpoint.maxConnections());
+    LookupEndpoint ep = new LookupEndpoint(server, lookup, endpoint.maxConnections());
     Thread accept = new Thread(ep::acceptLoop, "tensorcache-lookup-endpoint");
     accept.setDaemon(true);
     accept.start();
@@ -148,36 +124,31 @@ public final class LookupEndpoint implements AutoCloseable {
 
   private void refuse(Socket socket) {
     try (socket) {
-      LookupWire.Frames frames = new LookupWire.Frames();
+      LookupFrames frames = new LookupFrames();
       String message =
           "lookup endpoint " + address() + " already serves " + maxConnections + " connections";
-      frames.send(LookupWire.error(frames, LookupWire.FAILED, message), socket.getOutputStream());
+      frames.send(
+          LookupWire.encodeError(frames, LookupWire.FAILED, message), socket.getOutputStream());
     } catch (IOException e) {
       log.debug("refusing a connection: {}", e.toString());
     }
   }
 
   private void serve(Socket socket) {
-    LookupWire.Frames frames = new LookupWire.Frames();
+    LookupFrames frames = new LookupFrames();
     try (socket) {
       socket.setTcpNoDelay(true);
       InputStream in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
       while (!closed) {
-        ByteBuffer request;
+        ByteBuffer reply;
         try {
-          request = frames.read(in, maxRequest);
+          reply = answer(LookupWire.decodeRequest(frames.read(in, maxRequest)), frames);
         } catch (ProtocolException e) {
-          frames.send(LookupWire.error(frames, LookupWire.PROTOCOL, e.getMessage()), out);
+          frames.send(LookupWire.encodeError(frames, LookupWire.PROTOCOL, e.getMessage()), out);
           return;
         }
-        try {
-          frames.send(answer(request, frames), out);
-        } catch (ProtocolException | java.nio.BufferUnderflowException e) {
-          String message = e instanceof ProtocolException ? e.getMessage() : "truncated request";
-          frames.send(LookupWire.error(frames, LookupWire.PROTOCOL, message), out);
-          return;
-        }
+        frames.send(reply, out);
       }
     } catch (EOFException | SocketException e) {
       // the client went away, or the endpoint is closing
@@ -188,121 +159,24 @@ public final class LookupEndpoint implements AutoCloseable {
     }
   }
 
-  private ByteBuffer answer(ByteBuffer request, LookupWire.Frames frames) throws ProtocolException {
-    byte version = request.get();
-    if (version != LookupWire.VERSION) {
-      throw new ProtocolException(
-          "protocol version " + version + ", expected " + LookupWire.VERSION);
-    }
-    byte op = request.get();
-    String cacheId = LookupWire.getStr(request);
+  private ByteBuffer answer(LookupWire.Request request, LookupFrames frames) {
+    String cacheId = request.cacheId();
     try {
-      if (op == LookupWire.DESCRIBE) {
-        return describe(view.spec(cacheId), frames);
+      if (request.op() == LookupWire.DESCRIBE) {
+        return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
       }
-      if (op != LookupWire.GET) {
-        throw new ProtocolException(
-            "op " + op + ", expected " + LookupWire.GET + " or " + LookupWire.DESCRIBE);
-      }
-      int count = request.getInt();
-      if (count < 0 || (long) count * Long.BYTES != request.remaining()) {
-        throw new ProtocolException(
-            count + " indices announced, " + request.remaining() + " bytes of them sent");
-      }
-      long[] indices = new long[count];
-      request.asLongBuffer().get(indices);
-      return values(get(cacheId, indices), frames);
+      long[] indices = request.indices();
+      var spec = lookup.spec(cacheId);
+      LookupChecks.checkSize(cacheId, indices, lookup.settings());
+      LookupWire.checkReplySize(cacheId, spec, indices.length);
+      float[][] values = LookupChecks.newValues(spec, indices.length);
+      lookup.lookupInto(cacheId, indices, values);
+      return LookupWire.encodeValues(frames, values);
     } catch (IllegalArgumentException e) {
-      return LookupWire.error(frames, LookupWire.BAD_REQUEST, e.getMessage());
-    } catch (FailedLookup e) {
-      return LookupWire.error(frames, LookupWire.FAILED, e.getMessage());
+      return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
+    } catch (LookupFailedException e) {
+      return LookupWire.encodeError(frames, LookupWire.FAILED, e.getMessage());
     }
-  }
-
-  private float[][] get(String cacheId, long[] indices) throws FailedLookup {
-    CacheSpec spec = view.spec(cacheId);
-    BatchRequest.checkSize(cacheId, indices, settings);
-    long replyBytes =
-        3 + (long) indices.length * BatchRequest.rowBytes(spec) + 4L * spec.fields().size();
-    if (replyBytes > LookupWire.MAX_FRAME) {
-      throw new IllegalArgumentException(
-          String.format(
-              "reply of %d bytes for %d indices of cache '%s' is over the maximum frame of %d"
-                  + " bytes, expected at most %d indices",
-              replyBytes,
-              indices.length,
-              cacheId,
-              LookupWire.MAX_FRAME,
-              (LookupWire.MAX_FRAME - 64) / BatchRequest.rowBytes(spec)));
-    }
-    float[][] values = new float[spec.fields().size()][];
-    for (int f = 0; f < values.length; f++) {
-      values[f] = new float[indices.length * spec.fields().get(f).width()];
-    }
-    if (view.gather(cacheId, indices, values).length == 0) {
-      return values;
-    }
-    return computed(cacheId, indices);
-  }
-
-  /** Asks the node's lookup actor, which computes what is missing (bounded by its timeout). */
-  private float[][] computed(String cacheId, long[] indices) throws FailedLookup {
-    long waitMs = settings.lookupTimeout().toMillis() + 2_000;
-    try {
-      return AskPattern.<LookupActor.Command, LookupActor.Batch>askWithStatus(
-              lookup,
-              replyTo -> new LookupActor.GetBatch(cacheId, indices, replyTo),
-              java.time.Duration.ofMillis(waitMs),
-              system.scheduler())
-          .toCompletableFuture()
-          .get(waitMs + 1_000, TimeUnit.MILLISECONDS)
-          .values();
-    } catch (ExecutionException e) {
-      throw new FailedLookup(e.getCause().getMessage());
-    } catch (TimeoutException e) {
-      throw new FailedLookup(
-          String.format(
-              "lookup of %d indices of cache '%s' not answered within %d ms",
-              indices.length, cacheId, waitMs));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FailedLookup("interrupted while the lookup was computed");
-    }
-  }
-
-  private static ByteBuffer values(float[][] values, LookupWire.Frames frames) {
-    int body = 1 + 2;
-    for (float[] v : values) {
-      body += 4 + v.length * Float.BYTES;
-    }
-    ByteBuffer b = frames.start(body).put(LookupWire.OK).putShort((short) values.length);
-    for (float[] v : values) {
-      b.putInt(v.length);
-      b.asFloatBuffer().put(v);
-      b.position(b.position() + v.length * Float.BYTES);
-    }
-    return b;
-  }
-
-  private static ByteBuffer describe(CacheSpec spec, LookupWire.Frames frames) {
-    byte[] name = LookupWire.utf8(spec.name());
-    int body = 1 + 2 + name.length + 8 + 4 + 2;
-    for (FieldSpec f : spec.fields()) {
-      body += 2 + LookupWire.utf8(f.name()).length + 2 + f.dtype().safetensorsName().length();
-      body += 1 + 4 * f.shape().length;
-    }
-    ByteBuffer b = frames.start(body).put(LookupWire.OK);
-    LookupWire.putStr(b, name);
-    b.putLong(spec.n()).putInt(spec.rangeSize()).putShort((short) spec.fields().size());
-    for (FieldSpec f : spec.fields()) {
-      LookupWire.putStr(b, LookupWire.utf8(f.name()));
-      LookupWire.putStr(b, LookupWire.utf8(f.dtype().safetensorsName()));
-      b.put((byte) f.shape().length);
-      for (int dim : f.shape()) {
-        b.putInt(dim);
-      }
-    }
-    return b;
   }
 
   private static void closeQuietly(Socket s) {
@@ -310,13 +184,6 @@ public final class LookupEndpoint implements AutoCloseable {
       s.close();
     } catch (IOException e) {
       log.debug("closing a lookup connection: {}", e.toString());
-    }
-  }
-
-  /** A lookup the cluster could not serve: a compute failure or the timeout. */
-  private static final class FailedLookup extends Exception {
-    FailedLookup(String message) {
-      super(message, null, false, false);
     }
   }
 }

@@ -1,17 +1,20 @@
 package org.tensorcache.actors.lookup;
 
-import java.io.EOFException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.net.ProtocolException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * The binary protocol of {@link LookupEndpoint}: over one TCP connection, a request, then its
- * reply, then the next request. Every frame is an int32 length of the rest, then the rest;
- * everything is little-endian, so that indices and values are bulk copies on common CPUs.
+ * The binary protocol of the lookup port, both directions, used by the server ({@link
+ * LookupEndpoint}) and by the client for non-members: over one TCP connection, a request, then its
+ * reply, then the next request, each in one {@link LookupFrames frame}. Everything is
+ * little-endian, so that indices and values are bulk copies on common CPUs.
  *
  * <pre>
  * request  := version:u8 op:u8 cache:str body
@@ -38,52 +41,184 @@ public final class LookupWire {
   /** Reply statuses. */
   public static final byte OK = 0, BAD_REQUEST = 1, FAILED = 2, PROTOCOL = 3;
 
-  /** The largest frame either side reads or writes. */
-  public static final int MAX_FRAME = 256 << 20;
-
   private LookupWire() {}
 
-  /** A reusable frame buffer of one connection side: read a frame, or build one and send it. */
-  public static final class Frames {
-    private byte[] bytes = new byte[8192];
+  /** A decoded request: {@code indices} is null for a DESCRIBE. */
+  public record Request(byte op, String cacheId, long[] indices) {}
 
-    /** Reads one frame; the buffer holds its body (after the length) until the next call. */
-    public ByteBuffer read(InputStream in) throws IOException {
-      return read(in, MAX_FRAME);
-    }
+  /** The longest request for batches of up to {@code maxBatch} indices. */
+  public static int maxRequest(int maxBatch) {
+    // version, op, the longest cache id, the count and the indices
+    return (int) Math.min(LookupFrames.MAX_FRAME, 8 + 0xffffL + 8L * maxBatch);
+  }
 
-    /** Reads one frame of at most {@code maxFrame} bytes, so a bad peer cannot make us allocate. */
-    public ByteBuffer read(InputStream in, int maxFrame) throws IOException {
-      readFully(in, bytes, 4);
-      int length = ByteBuffer.wrap(bytes, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-      if (length < 1 || length > maxFrame) {
-        throw new java.net.ProtocolException(
-            "frame of " + length + " bytes, expected 1.." + maxFrame);
+  // ---- requests
+
+  /** Builds a GET of {@code indices} of the cache whose id is {@code cacheId} (UTF-8). */
+  public static ByteBuffer encodeGet(LookupFrames frames, byte[] cacheId, long[] indices) {
+    ByteBuffer b = frames.start(2 + 2 + cacheId.length + 4 + indices.length * Long.BYTES);
+    b.put(VERSION).put(GET);
+    putStr(b, cacheId);
+    b.putInt(indices.length);
+    b.asLongBuffer().put(indices);
+    return b.position(b.limit());
+  }
+
+  /** Builds a DESCRIBE of the cache whose id is {@code cacheId} (UTF-8). */
+  public static ByteBuffer encodeDescribe(LookupFrames frames, byte[] cacheId) {
+    ByteBuffer b = frames.start(2 + 2 + cacheId.length).put(VERSION).put(DESCRIBE);
+    return putStr(b, cacheId);
+  }
+
+  /** Reads a request; a malformed one is a {@link ProtocolException} that says what is wrong. */
+  public static Request decodeRequest(ByteBuffer frame) throws ProtocolException {
+    try {
+      byte version = frame.get();
+      if (version != VERSION) {
+        throw new ProtocolException("protocol version " + version + ", expected " + VERSION);
       }
-      ensure(length);
-      readFully(in, bytes, length);
-      return ByteBuffer.wrap(bytes, 0, length).order(ByteOrder.LITTLE_ENDIAN);
-    }
-
-    /** A buffer for a frame body of {@code bodyLength} bytes, positioned after the length. */
-    public ByteBuffer start(int bodyLength) {
-      ensure(4 + bodyLength);
-      ByteBuffer b = ByteBuffer.wrap(bytes, 0, 4 + bodyLength).order(ByteOrder.LITTLE_ENDIAN);
-      return b.putInt(bodyLength);
-    }
-
-    /** Sends the frame built in {@code b} (its whole limit) and flushes. */
-    public void send(ByteBuffer b, OutputStream out) throws IOException {
-      out.write(bytes, 0, b.limit());
-      out.flush();
-    }
-
-    private void ensure(int length) {
-      if (bytes.length < length) {
-        bytes = new byte[Math.max(length, bytes.length * 2)];
+      byte op = frame.get();
+      String cacheId = getStr(frame);
+      if (op == DESCRIBE) {
+        return new Request(op, cacheId, null);
       }
+      if (op != GET) {
+        throw new ProtocolException("op " + op + ", expected " + GET + " or " + DESCRIBE);
+      }
+      int count = frame.getInt();
+      if (count < 0 || (long) count * Long.BYTES != frame.remaining()) {
+        throw new ProtocolException(
+            count + " indices announced, " + frame.remaining() + " bytes of them sent");
+      }
+      long[] indices = new long[count];
+      frame.asLongBuffer().get(indices);
+      return new Request(op, cacheId, indices);
+    } catch (BufferUnderflowException e) {
+      throw new ProtocolException("truncated request");
     }
   }
+
+  // ---- replies
+
+  /** Checks that the values of {@code count} indices fit one frame, or names the largest batch. */
+  public static void checkReplySize(String cacheId, CacheSpec spec, int count) {
+    int rowBytes = LookupChecks.rowBytes(spec);
+    long replyBytes = 3 + (long) count * rowBytes + 4L * spec.fields().size();
+    if (replyBytes > LookupFrames.MAX_FRAME) {
+      throw new IllegalArgumentException(
+          String.format(
+              "reply of %d bytes for %d indices of cache '%s' is over the maximum frame of %d"
+                  + " bytes, expected at most %d indices",
+              replyBytes,
+              count,
+              cacheId,
+              LookupFrames.MAX_FRAME,
+              (LookupFrames.MAX_FRAME - 64) / rowBytes));
+    }
+  }
+
+  /** Builds the OK reply to a GET: per field, its floats in request order. */
+  public static ByteBuffer encodeValues(LookupFrames frames, float[][] values) {
+    int body = 1 + 2;
+    for (float[] v : values) {
+      body += 4 + v.length * Float.BYTES;
+    }
+    ByteBuffer b = frames.start(body).put(OK).putShort((short) values.length);
+    for (float[] v : values) {
+      b.putInt(v.length);
+      b.asFloatBuffer().put(v);
+      b.position(b.position() + v.length * Float.BYTES);
+    }
+    return b;
+  }
+
+  /** Reads the OK reply to a GET of {@code count} indices into {@code out}. */
+  public static void decodeValues(ByteBuffer reply, CacheSpec spec, int count, float[][] out)
+      throws ProtocolException {
+    int fields = reply.getShort() & 0xffff;
+    if (fields != out.length) {
+      throw new ProtocolException(fields + " fields in the reply, expected " + out.length);
+    }
+    for (int f = 0; f < fields; f++) {
+      int floats = reply.getInt();
+      int expected = count * spec.fields().get(f).width();
+      if (floats != expected) {
+        throw new ProtocolException(
+            floats + " values of field " + f + " in the reply, expected " + expected);
+      }
+      reply.asFloatBuffer().get(out[f], 0, floats);
+      reply.position(reply.position() + floats * Float.BYTES);
+    }
+  }
+
+  /** Builds the OK reply to a DESCRIBE. */
+  public static ByteBuffer encodeSpec(LookupFrames frames, CacheSpec spec) {
+    byte[] name = utf8(spec.name());
+    int body = 1 + 2 + name.length + 8 + 4 + 2;
+    for (FieldSpec f : spec.fields()) {
+      body += 2 + utf8(f.name()).length + 2 + f.dtype().safetensorsName().length();
+      body += 1 + 4 * f.shape().length;
+    }
+    ByteBuffer b = frames.start(body).put(OK);
+    putStr(b, name);
+    b.putLong(spec.n()).putInt(spec.rangeSize()).putShort((short) spec.fields().size());
+    for (FieldSpec f : spec.fields()) {
+      putStr(b, utf8(f.name()));
+      putStr(b, utf8(f.dtype().safetensorsName()));
+      b.put((byte) f.shape().length);
+      for (int dim : f.shape()) {
+        b.putInt(dim);
+      }
+    }
+    return b;
+  }
+
+  /** Reads the OK reply to a DESCRIBE. */
+  public static CacheSpec decodeSpec(ByteBuffer reply) throws ProtocolException {
+    String name = getStr(reply);
+    long n = reply.getLong();
+    int rangeSize = reply.getInt();
+    int count = reply.getShort() & 0xffff;
+    List<FieldSpec> fields = new ArrayList<>(count);
+    for (int f = 0; f < count; f++) {
+      String field = getStr(reply);
+      DType dtype = DType.fromSafetensors(getStr(reply));
+      int[] shape = new int[reply.get()];
+      for (int d = 0; d < shape.length; d++) {
+        shape[d] = reply.getInt();
+      }
+      fields.add(new FieldSpec(field, dtype, shape));
+    }
+    return new CacheSpec(name, n, fields, rangeSize);
+  }
+
+  /** Builds an error reply with {@code status} and {@code message}. */
+  public static ByteBuffer encodeError(LookupFrames frames, byte status, String message) {
+    byte[] text = utf8(message.length() > 20_000 ? message.substring(0, 20_000) : message);
+    return putStr(frames.start(1 + 2 + text.length).put(status), text);
+  }
+
+  /**
+   * The body of an OK reply, or the error it carries: BAD_REQUEST as an {@link
+   * IllegalArgumentException}, FAILED as a {@link LookupFailedException}, anything else as a {@link
+   * ProtocolException} naming {@code peer}.
+   */
+  public static ByteBuffer decodeStatus(ByteBuffer reply, Object peer) throws ProtocolException {
+    byte status = reply.get();
+    if (status == OK) {
+      return reply;
+    }
+    String message = getStr(reply);
+    if (status == BAD_REQUEST) {
+      throw new IllegalArgumentException(message);
+    }
+    if (status == FAILED) {
+      throw new LookupFailedException(message, null);
+    }
+    throw new ProtocolException(peer + " rejected a request: " + message);
+  }
+
+  // ---- strings
 
   /** Bytes of {@code s} as a {@code str}, or an error when it is too long. */
   public static byte[] utf8(String s) {
@@ -95,43 +230,18 @@ public final class LookupWire {
     return b;
   }
 
-  /** Writes {@code b} as a {@code str}. */
-  public static void putStr(ByteBuffer buffer, byte[] b) {
-    buffer.putShort((short) b.length).put(b);
+  private static ByteBuffer putStr(ByteBuffer buffer, byte[] b) {
+    return buffer.putShort((short) b.length).put(b);
   }
 
-  /** Reads a {@code str}. */
-  public static String getStr(ByteBuffer buffer) throws java.net.ProtocolException {
+  private static String getStr(ByteBuffer buffer) throws ProtocolException {
     int length = buffer.getShort() & 0xffff;
     if (length > buffer.remaining()) {
-      throw new java.net.ProtocolException(
+      throw new ProtocolException(
           "string of " + length + " bytes, only " + buffer.remaining() + " left in the frame");
     }
-    String s =
-        new String(
-            buffer.array(),
-            buffer.arrayOffset() + buffer.position(),
-            length,
-            StandardCharsets.UTF_8);
-    buffer.position(buffer.position() + length);
-    return s;
-  }
-
-  /** Builds an error reply with {@code status} and {@code message}. */
-  public static ByteBuffer error(Frames frames, byte status, String message) {
-    byte[] text = utf8(message.length() > 20_000 ? message.substring(0, 20_000) : message);
-    ByteBuffer b = frames.start(1 + 2 + text.length).put(status);
-    putStr(b, text);
-    return b;
-  }
-
-  private static void readFully(InputStream in, byte[] into, int length) throws IOException {
-    for (int at = 0; at < length; ) {
-      int n = in.read(into, at, length - at);
-      if (n < 0) {
-        throw new EOFException(at == 0 ? "connection closed" : "connection closed mid-frame");
-      }
-      at += n;
-    }
+    int at = buffer.position();
+    buffer.position(at + length);
+    return new String(buffer.array(), buffer.arrayOffset() + at, length, StandardCharsets.UTF_8);
   }
 }

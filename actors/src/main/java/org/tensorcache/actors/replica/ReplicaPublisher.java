@@ -38,7 +38,7 @@ public final class ReplicaPublisher extends AbstractBehavior<ReplicaPublisher.Co
       ActorContext<Command> ctx, ReplicatorMessageAdapter<Command, BlockData> replicator) {
     super(ctx);
     TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
-    this.view = node.view();
+    this.view = new ReplicaView(node.registry());
     for (CacheDefinition d : node.definitions()) {
       if (node.byReference(d.cacheId())) {
         continue; // only presence is gossiped: lookups fetch values from the shards
@@ -56,7 +56,7 @@ public final class ReplicaPublisher extends AbstractBehavior<ReplicaPublisher.Co
 
   private Behavior<Command> onChanged(Changed changed) {
     if (changed.response() instanceof Replicator.Changed<BlockData> c) {
-      view.publish(BlockKey.cacheOf(c.key()), c.dataValue().block());
+      view.publish(BlockKey.rangeOf(c.key()).cacheId(), c.dataValue().block());
     }
     return this;
   }

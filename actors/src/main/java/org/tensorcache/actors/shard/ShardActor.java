@@ -1,7 +1,5 @@
 package org.tensorcache.actors.shard;
 
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -19,10 +17,8 @@ import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.PresenceData;
-import org.tensorcache.actors.cache.ReplicaWriter;
-import org.tensorcache.actors.cache.SegmentIo;
+import org.tensorcache.actors.cache.RangeId;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.serialization.KryoSerializable;
@@ -56,7 +52,8 @@ public final class ShardActor {
   /** The values of {@link Compute#indices}: per field, {@code indices.length * width} floats. */
   public record Computed(long[] indices, float[][] values) implements KryoSerializable {}
 
-  private static final int PIPELINE = 2;
+  /** What a shard reports once it has written its range's segment itself (by reference). */
+  public record RangeWritten(String cacheId, int range) {}
 
   private interface Internal extends Command {}
 
@@ -73,22 +70,29 @@ public final class ShardActor {
   private record PresenceUpdated(Replicator.UpdateResponse<PresenceData> response)
       implements Internal {}
 
-  private record GroupDone(int group, RunnerOutput output, Throwable failure) implements Internal {}
+  private record MicroBatchDone(int microBatch, RunnerOutput output, Throwable failure)
+      implements Internal {}
 
-  /** Starts sharding of shard entities on the nodes with role {@code compute}. */
-  public static ActorRef<?> init(ActorSystem<?> system) {
+  /**
+   * Starts sharding of shard entities on the nodes with role {@code compute}; a shard that writes
+   * its range's segment itself tells {@code reports}.
+   */
+  public static ActorRef<?> init(ActorSystem<?> system, ActorRef<RangeWritten> reports) {
     return ClusterSharding.get(system)
         .init(
-            Entity.of(ENTITY_KEY, ctx -> create(ctx.getEntityId(), ctx.getShard()))
+            Entity.of(ENTITY_KEY, ctx -> create(ctx.getEntityId(), ctx.getShard(), reports))
                 .withRole("compute"));
   }
 
   /** The entity id of {@code range} of {@code cacheId}. */
   public static String entityId(String cacheId, int range) {
-    return cacheId + "#" + range;
+    return RangeId.of(cacheId, range).toString();
   }
 
-  static Behavior<Command> create(String entityId, ActorRef<ClusterSharding.ShardCommand> shard) {
+  static Behavior<Command> create(
+      String entityId,
+      ActorRef<ClusterSharding.ShardCommand> shard,
+      ActorRef<RangeWritten> reports) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withStash(
@@ -96,50 +100,51 @@ public final class ShardActor {
                 stash ->
                     DistributedData.withReplicatorMessageAdapter(
                         (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
-                            new ShardActor(ctx, stash, replicator, entityId, shard).loading())));
+                            new ShardActor(ctx, stash, replicator, entityId, shard, reports)
+                                .loading())));
   }
 
   private final ActorContext<Command> ctx;
   private final StashBuffer<Command> stash;
-  private final ReplicatorMessageAdapter<Command, BlockData> replicator;
   private final TensorCacheNode node;
   private final CacheDefinition cache;
-  private final BlockKey key;
   private final int range;
-  private final GroupPlan plan;
+  private final MicroBatchPipeline<Command> pipeline;
   private final Waiters waiters = new Waiters();
   private final boolean byReference;
-  private final ReplicaWriter<Command> writer;
+  private final ShardReplica<Command> replica;
   private Block current;
-  private final java.util.Set<Integer> inFlight = new java.util.HashSet<>();
-  private boolean writing;
-  private boolean written;
+  private final ShardSegment<Command> segment;
   private final ActorRef<ClusterSharding.ShardCommand> shard;
-  private int updating;
 
   private ShardActor(
       ActorContext<Command> ctx,
       StashBuffer<Command> stash,
       ReplicatorMessageAdapter<Command, BlockData> replicator,
       String entityId,
-      ActorRef<ClusterSharding.ShardCommand> shard) {
+      ActorRef<ClusterSharding.ShardCommand> shard,
+      ActorRef<RangeWritten> reports) {
     this.ctx = ctx;
     this.shard = shard;
     this.stash = stash;
-    this.replicator = replicator;
     this.node = TensorCacheNode.get(ctx.getSystem());
-    int hash = entityId.lastIndexOf('#');
-    this.cache = node.definition(entityId.substring(0, hash));
-    this.range = Integer.parseInt(entityId.substring(hash + 1));
-    this.key = BlockKey.of(cache.cacheId(), range);
+    RangeId id = RangeId.parse(entityId);
+    this.cache = node.definition(id.cacheId());
+    this.range = id.range();
+    BlockKey key = BlockKey.of(cache.cacheId(), range);
     this.current = Block.empty(cache.spec(), range);
-    this.plan = new GroupPlan(current.length(), cache.microBatch());
+    this.pipeline =
+        new MicroBatchPipeline<>(ctx, node, cache, current.length(), MicroBatchDone::new);
     this.byReference = node.byReference(cache.cacheId());
-    this.writer =
-        new ReplicaWriter<>(
+    this.segment =
+        new ShardSegment<>(ctx, cache, range, node.ioExecutor(), SegmentWritten::new, reports);
+    this.replica =
+        new ShardReplica<>(
+            ctx,
             replicator,
-            new ReplicatorMessageAdapter<>(
-                ctx, DistributedData.get(ctx.getSystem()).replicator(), Duration.ofSeconds(5)),
+            cache.cacheId(),
+            byReference,
+            node.settings().writeTimeout(),
             Updated::new,
             PresenceUpdated::new);
     if (byReference) {
@@ -179,37 +184,17 @@ public final class ShardActor {
     }
     // a range persisted before a cold start may not be back in the replicas yet: never compute
     // what a verified segment already holds
-    ctx.pipeToSelf(SegmentIo.read(cache, range, node.ioExecutor()), SegmentChecked::new);
+    segment.read(SegmentChecked::new);
     return waitingFor(SegmentChecked.class, this::onSegmentChecked);
   }
 
   private Behavior<Command> onSegmentChecked(SegmentChecked checked) {
-    if (checked.failure() != null) {
-      ctx.getLog()
-          .warn(
-              "segment of range {} of {} not used: {}",
-              range,
-              cache.cacheId(),
-              checked.failure().getMessage());
-    } else if (checked.block() != null) {
-      Block block = checked.block();
+    Block block = segment.verified(checked.block(), checked.failure());
+    if (block != null) {
       current.mergeInPlace(block);
-      written = block.isComplete();
-      publish(block);
+      replica.publish(block);
     }
     return stash.unstashAll(running());
-  }
-
-  /** Makes a part of the range known: its values by gossip, or only its presence by reference. */
-  private void publish(Block part) {
-    if (!byReference) {
-      updating++;
-    }
-    writer.write(
-        cache.cacheId(),
-        part,
-        byReference,
-        new Replicator.WriteMajority(node.settings().writeTimeout()));
   }
 
   /** Computes what is asked, one aligned micro-batch at a time on the compute dispatcher. */
@@ -217,7 +202,7 @@ public final class ShardActor {
     return Behaviors.receive(Command.class)
         .onMessageEquals(Fill.INSTANCE, this::onFill)
         .onMessage(Compute.class, this::onCompute)
-        .onMessage(GroupDone.class, this::onGroupDone)
+        .onMessage(MicroBatchDone.class, this::onMicroBatchDone)
         .onMessage(Changed.class, this::onChanged)
         .onMessage(Updated.class, this::onUpdated)
         .onMessage(PresenceUpdated.class, m -> Behaviors.same())
@@ -226,115 +211,55 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onFill() {
-    if (written) {
-      reportWritten(); // the coordinator may have missed it
-    }
-    plan.fill();
-    startNext();
+    segment.fillAsked();
+    pipeline.plan().fill();
+    pipeline.startNext(current);
     return Behaviors.same();
   }
 
   private Behavior<Command> onCompute(Compute compute) {
-    String outside = plan.outside(compute.indices(), current, cache.cacheId());
+    String outside = pipeline.plan().outside(compute.indices(), current, cache.cacheId());
     if (outside != null) {
       compute.replyTo().tell(StatusReply.error(outside));
       return Behaviors.same();
     }
     waiters.add(compute.indices(), compute.replyTo());
-    plan.request(compute.indices(), current);
+    pipeline.plan().request(compute.indices(), current);
     waiters.answer(current);
-    startNext();
+    pipeline.startNext(current);
     return Behaviors.same();
   }
 
-  /**
-   * Keeps up to {@link #PIPELINE} micro-batches queued on the compute dispatcher, so that the
-   * device never waits while this actor merges and replicates the previous result.
-   */
-  private void startNext() {
-    while (inFlight.size() < PIPELINE) {
-      int group = plan.next(current, inFlight::contains);
-      if (group < 0) {
-        return;
-      }
-      inFlight.add(group);
-      var examples = cache.data().slice(plan.from(group, current), plan.to(group, current));
-      String cacheId = cache.cacheId();
-      CompletableFuture<RunnerOutput> work =
-          CompletableFuture.supplyAsync(
-              () -> node.compute(cacheId, examples), node.computeExecutor());
-      ctx.pipeToSelf(work, (out, failure) -> new GroupDone(group, out, failure));
-    }
-  }
-
-  private Behavior<Command> onGroupDone(GroupDone done) {
-    inFlight.remove(done.group());
-    if (done.failure() != null) {
-      Throwable cause =
-          done.failure().getCause() != null ? done.failure().getCause() : done.failure();
-      ctx.getLog()
-          .error(
-              "range {} of {}: micro-batch {} failed: {}",
-              range,
-              cache.cacheId(),
-              done.group(),
-              cause.getMessage());
-      plan.failed(done.group());
-      waiters.fail(plan, done.group(), current, cause.getMessage());
+  private Behavior<Command> onMicroBatchDone(MicroBatchDone done) {
+    Block part = pipeline.finished(done.microBatch(), done.output(), done.failure(), range);
+    if (part == null) {
+      String reason = MicroBatchPipeline.reason(done.failure());
+      waiters.fail(pipeline.plan(), done.microBatch(), current, reason);
     } else {
-      Block part = Block.empty(cache.spec(), range);
-      RunnerOutput out = done.output();
-      for (int row = 0; row < out.size(); row++) {
-        part.put(out.index(row), out.row(row));
-      }
       current.mergeInPlace(part);
-      node.addComputed(out.size());
+      node.addComputed(done.output().size());
       // one line per micro-batch, at DEBUG: what fault-injection tests count to prove that no
       // persisted work is computed again
       ctx.getLog()
           .debug(
               "computed range {} group {} ({} examples) of {}",
               range,
-              done.group(),
-              out.size(),
+              done.microBatch(),
+              done.output().size(),
               cache.cacheId());
-      publish(part);
-      writeIfComplete();
+      replica.publish(part);
+      if (byReference) {
+        segment.writeIfComplete(current); // only the shard holds the values: it writes them
+      }
       waiters.answer(current);
     }
-    startNext();
+    pipeline.startNext(current);
     return Behaviors.same();
-  }
-
-  /** By reference, the shard holds the only copy of the values: it writes the segment itself. */
-  private void writeIfComplete() {
-    if (!byReference || !current.isComplete() || writing || written) {
-      return;
-    }
-    writing = true;
-    ctx.pipeToSelf(
-        SegmentIo.write(cache, current.copy(), node.ioExecutor()),
-        (ok, failure) -> new SegmentWritten(failure));
   }
 
   private Behavior<Command> onSegmentWritten(SegmentWritten done) {
-    writing = false;
-    if (done.failure() != null) {
-      ctx.getLog()
-          .error(
-              "segment of range {} of {} not written: {}",
-              range,
-              cache.cacheId(),
-              done.failure().toString());
-      return Behaviors.same();
-    }
-    written = true;
-    reportWritten();
+    segment.onWritten(done.failure());
     return Behaviors.same();
-  }
-
-  private void reportWritten() {
-    Coordinator.init(ctx.getSystem()).tell(new Coordinator.RangeWritten(cache.cacheId(), range));
   }
 
   private Behavior<Command> onChanged(Changed changed) {
@@ -346,11 +271,7 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onUpdated(Updated updated) {
-    if (!(updated.response() instanceof Replicator.UpdateSuccess<BlockData>)) {
-      // the local replica has the values and gossip spreads them; only the extra copies timed out
-      ctx.getLog().debug("range {} of {}: {}", range, cache.cacheId(), updated.response());
-    }
-    updating--;
+    replica.updated(ctx, updated.response());
     releaseIfDone();
     return Behaviors.same();
   }
@@ -364,8 +285,8 @@ public final class ShardActor {
   private void releaseIfDone() {
     if (!byReference
         && current.isComplete()
-        && inFlight.isEmpty()
-        && updating == 0
+        && pipeline.idle()
+        && replica.settled()
         && waiters.isEmpty()) {
       shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
     }

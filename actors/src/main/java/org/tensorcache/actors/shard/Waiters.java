@@ -37,7 +37,7 @@ final class Waiters {
   }
 
   /** Fails the requests that wait for a missing index of {@code group}. */
-  void fail(GroupPlan plan, int group, Block current, String message) {
+  void fail(MicroBatchPlan plan, int group, Block current, String message) {
     Iterator<Waiter> it = waiting.iterator();
     while (it.hasNext()) {
       Waiter w = it.next();

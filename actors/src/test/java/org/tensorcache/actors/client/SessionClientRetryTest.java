@@ -17,6 +17,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.cluster.TestCache;
 import org.tensorcache.actors.cluster.TestCluster;
@@ -45,7 +46,7 @@ class SessionClientRetryTest {
             TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\", \"trainer\""));
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     node.register(cache.definition());
-    node.start();
+    TensorCache.start(kit.system()).coordinator();
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
 

@@ -18,11 +18,12 @@ import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.client.LookupFailedException;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.lookup.LookupFailedException;
 
 /**
  * Bad lookups, through the client and straight to the lookup actor, get an error naming the bad
@@ -50,7 +51,7 @@ class BadInputTest {
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     node.register(filled.definition());
     node.register(slow.definition());
-    ActorRef<Coordinator.Command> coordinator = node.start();
+    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
     Fills.fill(kit, coordinator, filled.cacheId(), Duration.ofSeconds(40));
@@ -122,9 +123,9 @@ class BadInputTest {
   }
 
   private String getBatchError(ActorRef<LookupActor.Command> lookup, String cacheId, long[] idx) {
-    TestProbe<StatusReply<LookupActor.Batch>> replies = kit.createTestProbe();
-    lookup.tell(new LookupActor.GetBatch(cacheId, idx, replies.ref()));
-    StatusReply<LookupActor.Batch> reply = replies.receiveMessage(Duration.ofSeconds(5));
+    TestProbe<StatusReply<LookupActor.Values>> replies = kit.createTestProbe();
+    lookup.tell(new LookupActor.GetValues(cacheId, idx, replies.ref()));
+    StatusReply<LookupActor.Values> reply = replies.receiveMessage(Duration.ofSeconds(5));
     assertTrue(reply.isError(), "an error expected for " + cacheId);
     return reply.getError().getMessage();
   }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.replica.ReplicaView;
 
 /** Ranges too large to gossip: presence by gossip, values point to point and from segments. */
 class ByReferenceTest {
@@ -52,7 +53,8 @@ class ByReferenceTest {
       assertArrayEquals(reference[0], batch.field("chosen_hidden_mean"));
       for (ActorTestKit node : cluster.nodes) {
         assertNull(
-            TensorCacheNode.get(node.system()).view().block(cache.cacheId(), 0),
+            new ReplicaView(TensorCacheNode.get(node.system()).registry())
+                .block(cache.cacheId(), 0),
             "values of a range over the gossip budget must not be gossiped");
       }
     }

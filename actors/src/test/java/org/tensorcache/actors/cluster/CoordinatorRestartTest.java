@@ -18,6 +18,7 @@ import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
@@ -47,7 +48,7 @@ class CoordinatorRestartTest {
     PersistenceTestKit journal = PersistenceTestKit.create(kit.system());
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     node.register(definition);
-    ActorRef<Coordinator.Command> coordinator = node.start();
+    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
 

@@ -43,8 +43,8 @@ class MessageSerializationTest {
   void everyMessageRoundTripsThroughKryoWithEqualContent() {
     ActorRef<StatusReply<ShardActor.Computed>> computed =
         testKit.<StatusReply<ShardActor.Computed>>createTestProbe().ref();
-    ActorRef<StatusReply<LookupActor.Batch>> batches =
-        testKit.<StatusReply<LookupActor.Batch>>createTestProbe().ref();
+    ActorRef<StatusReply<LookupActor.Values>> batches =
+        testKit.<StatusReply<LookupActor.Values>>createTestProbe().ref();
     ActorRef<StatusReply<Done>> acks = testKit.<StatusReply<Done>>createTestProbe().ref();
     ActorRef<Coordinator.Status> statuses = testKit.<Coordinator.Status>createTestProbe().ref();
     long[] indices = {0, 17, 1L << 40, -1};
@@ -58,8 +58,8 @@ class MessageSerializationTest {
             ShardActor.Fill.INSTANCE,
             new ShardActor.Compute(indices, computed),
             new ShardActor.Computed(indices, values),
-            new LookupActor.GetBatch("dpo-ref-ab12", indices, batches),
-            new LookupActor.Batch(indices, values),
+            new LookupActor.GetValues("dpo-ref-ab12", indices, batches),
+            new LookupActor.Values(indices, values),
             new Coordinator.StartFill("dpo-ref-ab12", acks),
             new Coordinator.GetStatus(statuses),
             new Coordinator.Status(new Coordinator.CacheStatus[] {cache, cache}),

@@ -28,6 +28,7 @@ import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.RemoteLookupClient;
@@ -57,7 +58,7 @@ class RemoteLookupTest {
                 .withFallback(TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\"")));
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     node.register(cache.definition());
-    ActorRef<Coordinator.Command> coordinator = node.start();
+    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
     InetSocketAddress endpoint = node.endpointAddress().orElseThrow();

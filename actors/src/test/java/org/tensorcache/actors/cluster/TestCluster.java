@@ -13,6 +13,7 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.Leave;
+import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
@@ -68,7 +69,7 @@ public final class TestCluster implements AutoCloseable {
         .manager()
         .tell(Join.create(Cluster.get(first).selfMember().address()));
     nodes.add(kit);
-    coordinators.add(node.start());
+    coordinators.add(TensorCache.start(kit.system()).coordinator());
     return kit;
   }
 

@@ -63,17 +63,17 @@ final class MicroChecks {
       for (int batch : batches) {
         long[] indices = Fixtures.indices(batch, 1);
         float[][] values = Fixtures.replyValues(batch, 2);
-        LookupActor.Batch reply = new LookupActor.Batch(indices, values);
+        LookupActor.Values reply = new LookupActor.Values(indices, values);
         var wire = StatusReply.success(new ShardActor.Computed(indices, values));
-        check("pekko", reply, (LookupActor.Batch) pekko.roundTrip(reply));
+        check("pekko", reply, (LookupActor.Values) pekko.roundTrip(reply));
         if (!Arrays.equals(kryo.write(reply), pekko.toBinary(reply))) {
           throw new IllegalStateException("the project's Kryo set up here writes other bytes");
         }
-        check("kryo", reply, kryo.read(kryo.write(reply), LookupActor.Batch.class));
+        check("kryo", reply, kryo.read(kryo.write(reply), LookupActor.Values.class));
         @SuppressWarnings("unchecked")
         var back = (StatusReply<ShardActor.Computed>) pekko.roundTrip(wire);
         ShardActor.Computed c = back.getValue();
-        check("kryo wire", reply, new LookupActor.Batch(c.indices(), c.values()));
+        check("kryo wire", reply, new LookupActor.Values(c.indices(), c.values()));
         check("raw", reply, ReplyCodecs.rawDecode(ReplyCodecs.rawEncode(reply)));
         check("cbor", reply, ReplyCodecs.cborDecode(ReplyCodecs.cborEncode(reply)));
         Map<String, Integer> sizes = new LinkedHashMap<>();
@@ -86,7 +86,7 @@ final class MicroChecks {
           out.put(
               "serializers",
               Map.of(
-                  "LookupActor.Batch", pekko.serializerOf(reply),
+                  "LookupActor.Values", pekko.serializerOf(reply),
                   "StatusReply<ShardActor.Computed>", pekko.serializerOf(wire)));
         }
       }
@@ -94,7 +94,7 @@ final class MicroChecks {
     return out;
   }
 
-  private static void check(String codec, LookupActor.Batch sent, LookupActor.Batch got) {
+  private static void check(String codec, LookupActor.Values sent, LookupActor.Values got) {
     boolean same =
         Arrays.equals(sent.indices(), got.indices())
             && Arrays.deepEquals(sent.values(), got.values());

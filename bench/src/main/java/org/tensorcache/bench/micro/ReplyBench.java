@@ -24,7 +24,7 @@ public class ReplyBench {
   public int batch;
 
   private final ReplyCodecs.ProductKryo kryo = new ReplyCodecs.ProductKryo();
-  private LookupActor.Batch reply;
+  private LookupActor.Values reply;
   private StatusReply<ShardActor.Computed> wire;
 
   /** An ActorSystem only for the benchmarks that go through Pekko's serialization. */
@@ -47,14 +47,14 @@ public class ReplyBench {
   public void setUp() {
     long[] indices = Fixtures.indices(batch, 1);
     float[][] values = Fixtures.replyValues(batch, 2);
-    reply = new LookupActor.Batch(indices, values);
+    reply = new LookupActor.Values(indices, values);
     wire = StatusReply.success(new ShardActor.Computed(indices, values));
   }
 
-  /** {@code LookupActor.Batch} through the project's Kryo, set up as its Pekko serializer does. */
+  /** {@code LookupActor.Values} through the project's Kryo, set up as its Pekko serializer does. */
   @Benchmark
   public void kryo(Blackhole bh) {
-    bh.consume(kryo.read(kryo.write(reply), LookupActor.Batch.class));
+    bh.consume(kryo.read(kryo.write(reply), LookupActor.Values.class));
   }
 
   /**

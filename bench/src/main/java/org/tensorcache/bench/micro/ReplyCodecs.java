@@ -31,7 +31,7 @@ final class ReplyCodecs {
    * Raw binary: the index count, the indices, the field count, then each field's length and floats,
    * all little-endian, written and read with bulk buffer views (no per-element calls).
    */
-  static byte[] rawEncode(LookupActor.Batch reply) {
+  static byte[] rawEncode(LookupActor.Values reply) {
     long[] indices = reply.indices();
     float[][] values = reply.values();
     int size = 4 + 8 * indices.length + 4;
@@ -52,7 +52,7 @@ final class ReplyCodecs {
   }
 
   /** Reads what {@link #rawEncode} wrote; a length that does not fit the bytes is rejected. */
-  static LookupActor.Batch rawDecode(byte[] bytes) {
+  static LookupActor.Values rawDecode(byte[] bytes) {
     ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     long[] indices = new long[checkedLength(in, 8)];
     in.asLongBuffer().get(indices);
@@ -66,7 +66,7 @@ final class ReplyCodecs {
     if (in.hasRemaining()) {
       throw new IllegalArgumentException(in.remaining() + " bytes left after a reply");
     }
-    return new LookupActor.Batch(indices, values);
+    return new LookupActor.Values(indices, values);
   }
 
   private static int checkedLength(ByteBuffer in, int elementBytes) {
@@ -77,12 +77,12 @@ final class ReplyCodecs {
     return n;
   }
 
-  static byte[] cborEncode(LookupActor.Batch reply) throws IOException {
+  static byte[] cborEncode(LookupActor.Values reply) throws IOException {
     return CBOR.writeValueAsBytes(reply);
   }
 
-  static LookupActor.Batch cborDecode(byte[] bytes) throws IOException {
-    return CBOR.readValue(bytes, LookupActor.Batch.class);
+  static LookupActor.Values cborDecode(byte[] bytes) throws IOException {
+    return CBOR.readValue(bytes, LookupActor.Values.class);
   }
 
   /**

@@ -201,12 +201,12 @@ public final class RemoteClient {
   /** Asks the server's lookup actor, as any non-member would: one ask per batch. */
   private record TensorCacheTarget(
       ActorSystem<?> system, ActorRef<LookupActor.Command> lookup, String cacheId)
-      implements Load.Target<LookupActor.Batch> {
+      implements Load.Target<LookupActor.Values> {
     @Override
-    public LookupActor.Batch fetch(long[] indices) throws Exception {
-      return AskPattern.<LookupActor.Command, LookupActor.Batch>askWithStatus(
+    public LookupActor.Values fetch(long[] indices) throws Exception {
+      return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
               lookup,
-              replyTo -> new LookupActor.GetBatch(cacheId, indices, replyTo),
+              replyTo -> new LookupActor.GetValues(cacheId, indices, replyTo),
               ASK,
               system.scheduler())
           .toCompletableFuture()
@@ -214,7 +214,7 @@ public final class RemoteClient {
     }
 
     @Override
-    public void check(long[] indices, LookupActor.Batch reply) {
+    public void check(long[] indices, LookupActor.Values reply) {
       if (!java.util.Arrays.equals(indices, reply.indices())) {
         throw new IllegalStateException("reply for other indices");
       }

@@ -18,6 +18,7 @@ import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.shard.ShardActor;
 
 /**
@@ -160,7 +161,7 @@ final class MemoryMeasure {
    */
   private static Map<String, Object> sharedBlocks(ActorSystem<?> system, CacheDefinition cache)
       throws Exception {
-    var view = TensorCacheNode.get(system).view();
+    var view = new ReplicaView(TensorCacheNode.get(system).registry());
     var replicator = DistributedData.get(system).replicator();
     int ranges = cache.spec().rangeCount();
     int same = 0;

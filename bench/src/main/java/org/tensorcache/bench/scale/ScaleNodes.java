@@ -17,6 +17,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.bench.SyntheticRunner;
 import org.tensorcache.cli.ClusterFill;
 import org.tensorcache.model.data.ExampleSet;
@@ -154,7 +155,7 @@ final class ScaleNodes implements AutoCloseable {
 
   /** Waits until node {@code node}'s read view holds every range of {@code cacheId} complete. */
   void awaitReplica(int node, String cacheId, Duration within) throws InterruptedException {
-    var view = TensorCacheNode.get(system(node)).view();
+    var view = new ReplicaView(TensorCacheNode.get(system(node)).registry());
     int ranges = view.spec(cacheId).rangeCount();
     long deadline = System.nanoTime() + within.toNanos();
     for (int r = 0; r < ranges; r++) {

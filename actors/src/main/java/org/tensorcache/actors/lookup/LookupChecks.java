@@ -4,9 +4,9 @@ import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
-/** Checks of a lookup before anything is asked of the cluster. */
-public final class BatchRequest {
-  private BatchRequest() {}
+/** The checks of a lookup request, made before anything is asked of the cluster. */
+public final class LookupChecks {
+  private LookupChecks() {}
 
   /** Throws an IllegalArgumentException naming the first bad part of the request. */
   public static void check(String cacheId, CacheSpec spec, long[] indices, NodeSettings settings) {
@@ -45,5 +45,33 @@ public final class BatchRequest {
       bytes += f.width() * f.dtype().bytes();
     }
     return bytes;
+  }
+
+  /** Checks that {@code out} has one array per field, each large enough for {@code count} rows. */
+  public static void checkBuffers(String cacheId, CacheSpec spec, int count, float[][] out) {
+    if (out == null || out.length != spec.fields().size()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s output arrays for cache '%s', expected one per field %s",
+              out == null ? "no" : Integer.toString(out.length), cacheId, spec.fields()));
+    }
+    for (int f = 0; f < out.length; f++) {
+      int need = count * spec.fields().get(f).width();
+      if (out[f] == null || out[f].length < need) {
+        throw new IllegalArgumentException(
+            String.format(
+                "output array of field '%s' holds %s floats, expected at least %d",
+                spec.fields().get(f).name(), out[f] == null ? "no" : out[f].length, need));
+      }
+    }
+  }
+
+  /** New arrays for the values of {@code count} rows: per field, {@code count * width} floats. */
+  public static float[][] newValues(CacheSpec spec, int count) {
+    float[][] values = new float[spec.fields().size()][];
+    for (int f = 0; f < values.length; f++) {
+      values[f] = new float[count * spec.fields().get(f).width()];
+    }
+    return values;
   }
 }

@@ -9,13 +9,13 @@ import org.tensorcache.store.block.Block;
  * request order, then (when a fill is asked for) every incomplete group in order. A group whose
  * computation failed is skipped by the fill until it is asked for again.
  */
-final class GroupPlan {
+final class MicroBatchPlan {
   private final int groupSize;
   private final ArrayDeque<Integer> priority = new ArrayDeque<>();
   private final boolean[] failed;
   private boolean fill;
 
-  GroupPlan(int length, int groupSize) {
+  MicroBatchPlan(int length, int groupSize) {
     this.groupSize = groupSize;
     this.failed = new boolean[(length + groupSize - 1) / groupSize];
   }

@@ -1,4 +1,4 @@
-package org.tensorcache.actors.client;
+package org.tensorcache.actors.lookup;
 
 /** A lookup that could not be served: a compute failure or the lookup timeout. */
 public final class LookupFailedException extends RuntimeException {

@@ -1,0 +1,150 @@
+package org.tensorcache.actors.lookup;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.tensorcache.actors.cache.NodeSettings;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.store.spec.CacheSpec;
+
+/**
+ * The one lookup path of a node that holds a replica, used by the member client and the lookup port
+ * alike: check the request, gather what the replica holds on the caller's thread, ask the node's
+ * {@link LookupActor} for the rest, and scatter its answer into place. A lookup is complete or an
+ * error, never a sentinel.
+ */
+public final class LocalLookup implements Extension {
+  private final ActorSystem<?> system;
+  private final NodeSettings settings;
+  private final ReplicaView view;
+  private final ActorRef<LookupActor.Command> actor;
+
+  private LocalLookup(ActorSystem<?> system) {
+    this.system = system;
+    TensorCacheNode node = TensorCacheNode.get(system);
+    this.settings = node.settings();
+    this.view = new ReplicaView(node.registry());
+    this.actor = system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
+  }
+
+  /** The node's local lookup (its lookup actor starts with it). */
+  public static LocalLookup get(ActorSystem<?> system) {
+    return Id.INSTANCE.apply(system);
+  }
+
+  /** The node's lookup actor, which also serves members and processes that hold no replica. */
+  public ActorRef<LookupActor.Command> actor() {
+    return actor;
+  }
+
+  /** The spec of a cache this node knows, or an error naming the known caches. */
+  public CacheSpec spec(String cacheId) {
+    return view.spec(cacheId);
+  }
+
+  /** The settings lookups are bounded by. */
+  public NodeSettings settings() {
+    return settings;
+  }
+
+  /**
+   * Fills {@code out} (per field, {@code indices.length * width} floats) with the values of {@code
+   * indices}, blocking until every one is there. Bad input is an {@link IllegalArgumentException}
+   * that names it; a lookup the cluster could not serve is a {@link LookupFailedException}. On
+   * failure {@code out} may hold part of the values.
+   */
+  public void lookupInto(String cacheId, long[] indices, float[][] out) {
+    Gathered g = gather(cacheId, indices, out);
+    if (g.missing.length == 0) {
+      return; // the common case: a memory gather on this thread, no future
+    }
+    Duration wait = settings.lookupTimeout().plusSeconds(1);
+    try {
+      fetchMissing(g).toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new LookupFailedException(cause.getMessage(), cause);
+    } catch (TimeoutException e) {
+      throw new LookupFailedException(
+          String.format(
+              "lookup of %d indices of cache '%s' not answered within %d ms",
+              indices.length, cacheId, wait.toMillis()),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LookupFailedException("interrupted while the lookup was computed", e);
+    }
+  }
+
+  /**
+   * Like {@link #lookupInto}, without blocking: completes when {@code out} holds every value, or
+   * exceptionally with the reason. Bad input still throws at once.
+   */
+  public CompletionStage<Void> lookupIntoAsync(String cacheId, long[] indices, float[][] out) {
+    Gathered g = gather(cacheId, indices, out);
+    return g.missing.length == 0 ? CompletableFuture.completedFuture(null) : fetchMissing(g);
+  }
+
+  /** A request and the positions of it that the local replica does not hold yet. */
+  private record Gathered(
+      String cacheId, long[] indices, float[][] out, CacheSpec spec, int[] missing) {}
+
+  private Gathered gather(String cacheId, long[] indices, float[][] out) {
+    CacheSpec spec = view.spec(cacheId);
+    LookupChecks.checkSize(cacheId, indices, settings);
+    LookupChecks.checkBuffers(cacheId, spec, indices.length, out);
+    return new Gathered(cacheId, indices, out, spec, view.gather(cacheId, indices, out));
+  }
+
+  /**
+   * Asks the lookup actor for the missing positions and scatters them into the request's arrays.
+   */
+  private CompletionStage<Void> fetchMissing(Gathered g) {
+    int[] missing = g.missing();
+    long[] wanted = new long[missing.length];
+    for (int m = 0; m < wanted.length; m++) {
+      wanted[m] = g.indices()[missing[m]];
+    }
+    return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
+            actor,
+            replyTo -> new LookupActor.GetValues(g.cacheId(), wanted, replyTo),
+            settings.lookupTimeout().plusMillis(500),
+            system.scheduler())
+        .handle(
+            (found, failure) -> {
+              if (failure != null) {
+                throw new LookupFailedException(failure.getMessage(), failure);
+              }
+              for (int f = 0; f < g.out().length; f++) {
+                int width = g.spec().fields().get(f).width();
+                for (int m = 0; m < wanted.length; m++) {
+                  System.arraycopy(
+                      found.values()[f], m * width, g.out()[f], missing[m] * width, width);
+                }
+              }
+              return null;
+            });
+  }
+
+  private static final class Id extends ExtensionId<LocalLookup> {
+    static final Id INSTANCE = new Id();
+
+    @Override
+    public LocalLookup createExtension(ActorSystem<?> system) {
+      return new LocalLookup(system);
+    }
+  }
+}

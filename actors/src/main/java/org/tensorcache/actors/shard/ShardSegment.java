@@ -1,0 +1,103 @@
+package org.tensorcache.actors.shard;
+
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.SegmentIo;
+import org.tensorcache.store.block.Block;
+
+/**
+ * The segment of a range replicated by reference, which its shard writes itself: only the shard
+ * holds the values. It is written once the range is complete; the shard then reports it (and again
+ * on every fill, in case the report was missed) to whoever the node passed to {@link
+ * ShardActor#init}.
+ */
+final class ShardSegment<C> {
+  private final ActorContext<C> ctx;
+  private final CacheDefinition cache;
+  private final int range;
+  private final Executor io;
+  private final Function<Throwable, C> written;
+  private final ActorRef<ShardActor.RangeWritten> reports;
+  private boolean writing;
+  private boolean done;
+
+  /** {@code written} wraps the outcome of a write (null when it succeeded) for the shard. */
+  ShardSegment(
+      ActorContext<C> ctx,
+      CacheDefinition cache,
+      int range,
+      Executor io,
+      Function<Throwable, C> written,
+      ActorRef<ShardActor.RangeWritten> reports) {
+    this.ctx = ctx;
+    this.reports = reports;
+    this.cache = cache;
+    this.range = range;
+    this.io = io;
+    this.written = written;
+  }
+
+  /**
+   * Reads the range's segment on the I/O dispatcher, when there is one: a range persisted before a
+   * cold start may not be back in the replicas yet, and what a verified segment holds is never
+   * computed again.
+   */
+  void read(java.util.function.BiFunction<Block, Throwable, C> checked) {
+    ctx.pipeToSelf(SegmentIo.read(cache, range, io), checked::apply);
+  }
+
+  /** The block {@link #read} found (null when none or unusable); a complete one needs no write. */
+  Block verified(Block block, Throwable failure) {
+    if (failure != null) {
+      ctx.getLog()
+          .warn(
+              "segment of range {} of {} not used: {}",
+              range,
+              cache.cacheId(),
+              failure.getMessage());
+      return null;
+    }
+    done = block != null && block.isComplete();
+    return block;
+  }
+
+  /** A fill was asked for: the report that the segment is written may have been missed. */
+  void fillAsked() {
+    if (done) {
+      report();
+    }
+  }
+
+  /** Writes the segment on the I/O dispatcher when {@code current} is complete and not written. */
+  void writeIfComplete(Block current) {
+    if (!current.isComplete() || writing || done) {
+      return;
+    }
+    writing = true;
+    ctx.pipeToSelf(
+        SegmentIo.write(cache, current.copy(), io), (ok, failure) -> written.apply(failure));
+  }
+
+  /** The write ended: {@code failure} is null when the segment is durable. */
+  void onWritten(Throwable failure) {
+    writing = false;
+    if (failure != null) {
+      ctx.getLog()
+          .error(
+              "segment of range {} of {} not written: {}",
+              range,
+              cache.cacheId(),
+              failure.toString());
+      return;
+    }
+    done = true;
+    report();
+  }
+
+  private void report() {
+    reports.tell(new ShardActor.RangeWritten(cache.cacheId(), range));
+  }
+}
