@@ -57,15 +57,17 @@ final class ChaosReport {
         && wrong == 0
         && skipped == 0
         && repeated == 0
-        && corruptLoaded == 0;
+        && corruptLoaded == 0
+        && lookupFailures == 0;
   }
 
   /** The last line of a run. */
   String summary() {
     String counts =
         String.format(
-            "faults=%d lost=%d wrong=%d skipped=%d repeated=%d corrupt_loaded=%d",
-            faults.size(), lost, wrong, skipped, repeated, corruptLoaded);
+            "faults=%d lost=%d wrong=%d skipped=%d repeated=%d corrupt_loaded=%d lookups=%d"
+                + " failed_lookups=%d",
+            faults.size(), lost, wrong, skipped, repeated, corruptLoaded, lookups, lookupFailures);
     return ok() ? "chaos: " + counts : "chaos: FAILED " + failure + " (" + counts + ")";
   }
 

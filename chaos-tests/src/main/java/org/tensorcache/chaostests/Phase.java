@@ -171,6 +171,14 @@ final class Phase {
             + " wrong values, "
             + lookups.failures.get()
             + " failed");
+    // a lookup waits for a range's new home after a fault: none may fail, whatever was killed
+    r.check(
+        what + ": every lookup served",
+        lookups.failures.get() == 0,
+        lookups.failures.get()
+            + " of "
+            + (lookups.lookups.get() + lookups.failures.get())
+            + " failed");
     Reference.SegmentCheck c = ep.reference().checkSegments(ep.cache());
     r.lost += c.lost();
     r.wrong += c.wrong();
