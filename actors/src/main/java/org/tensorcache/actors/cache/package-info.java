@@ -1,2 +1,6 @@
-/** What a node knows of its caches, and the replicated block (a delta CRDT) with its codec. */
+/**
+ * The lowest actor package: what a node knows and holds (registered caches with their published
+ * blocks, settings, executors and runners), range ids, and the replicated block (a delta CRDT) with
+ * its codec and segment I/O. It imports no other actor package.
+ */
 package org.tensorcache.actors.cache;

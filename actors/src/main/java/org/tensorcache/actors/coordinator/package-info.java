@@ -1,2 +1,5 @@
-/** The cluster singleton that drives fills, persists complete ranges and restores them. */
+/**
+ * The cluster singleton that drives fills, persists complete ranges and restores them at start (on
+ * the I/O dispatcher), and the adapter through which shards report the segments they wrote.
+ */
 package org.tensorcache.actors.coordinator;

@@ -1,0 +1,51 @@
+package org.tensorcache.actors.structure;
+
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The actor packages in the order of the module's package-info and the README: each may use only
+ * packages before it, the composition root uses them all and nothing uses it.
+ */
+class PackageOrderTest {
+  /** Lowest first, as written in {@code org/tensorcache/actors/package-info.java}. */
+  static final List<String> ORDER =
+      List.of("cache", "replica", "shard", "coordinator", "session", "lookup", "client");
+
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(new ImportOption.DoNotIncludeTests())
+          .importPackages("org.tensorcache.actors");
+
+  @Test
+  void eachPackageUsesOnlyThePackagesBeforeIt() {
+    LayeredArchitecture layers =
+        layeredArchitecture()
+            .consideringOnlyDependenciesInLayers()
+            .layer("root")
+            .definedBy("org.tensorcache.actors");
+    for (String p : ORDER) {
+      layers = layers.layer(p).definedBy("org.tensorcache.actors." + p + "..");
+    }
+    layers = layers.whereLayer("root").mayNotBeAccessedByAnyLayer();
+    for (int i = 0; i < ORDER.size(); i++) {
+      List<String> above = new java.util.ArrayList<>(ORDER.subList(i + 1, ORDER.size()));
+      above.add("root");
+      layers =
+          layers.whereLayer(ORDER.get(i)).mayOnlyBeAccessedByLayers(above.toArray(String[]::new));
+    }
+    layers.check(MAIN);
+  }
+
+  @Test
+  void noImportCycleBetweenPackages() {
+    slices().matching("org.tensorcache.actors.(*)..").should().beFreeOfCycles().check(MAIN);
+  }
+}
