@@ -146,6 +146,7 @@ public final class Coordinator
         org.apache.pekko.actor.typed.SupervisorStrategy.restartWithBackoff(
             java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(5), 0.2));
     this.ctx = ctx;
+    ctx.setLoggerName(Coordinator.class); // its parts log through this context too
     this.timers = timers;
     this.replicator = replicator;
     this.presence = presence;

@@ -131,11 +131,12 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   }
 
   /**
-   * Asks the part's shard, waiting {@code retry-after} for the first attempt and twice as long for
-   * each next one, never past the request's deadline.
+   * Asks the part's shard, waiting {@code retry-after} for the first attempt, twice and then three
+   * times as long for the next ones (a long computation is not asked for too often, and a lost
+   * request costs little), never past the request's deadline.
    */
   private void ask(long id, String cacheId, Part part, long deadline) {
-    Duration wait = settings.lookupRetryAfter().multipliedBy(1L << Math.min(part.attempt(), 10));
+    Duration wait = settings.lookupRetryAfter().multipliedBy(Math.min(part.attempt(), 2) + 1);
     Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
     getContext()
         .askWithStatus(

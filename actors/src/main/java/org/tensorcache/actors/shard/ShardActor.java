@@ -125,6 +125,9 @@ public final class ShardActor {
       ActorRef<ClusterSharding.ShardCommand> shard,
       ActorRef<RangeWritten> reports) {
     this.ctx = ctx;
+    // the parts below log through this context too: keep the actor's name on every line (what
+    // fault-injection tests read, and the level operators set, is this class's logger)
+    ctx.setLoggerName(ShardActor.class);
     this.shard = shard;
     this.stash = stash;
     this.node = TensorCacheNode.get(ctx.getSystem());
