@@ -9,7 +9,10 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.session.RunConfig;
+import org.tensorcache.actors.session.SessionStep;
 import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.actors.session.TrainerSessionState;
 
 /**
  * A trainer rank's durable position in its run: each {@link #next()} is the next step's indices
@@ -48,7 +51,7 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   /** The next step of this rank, recorded as served, with its values. */
   public TrainingBatch next() {
     long step = expected;
-    TrainerSession.Batch batch =
+    SessionStep served =
         retrying(
             attempt -> {
               if (attempt > 0) { // the lost request may have been served: serve the step again
@@ -56,19 +59,19 @@ public final class SessionClient implements Iterable<TrainingBatch> {
               }
               return ask(TrainerSession.Next::new);
             });
-    if (batch.step() != step) {
+    if (served.step() != step) {
       throw new IllegalStateException(
           "trainer session "
               + session.getEntityId()
               + " served step "
-              + batch.step()
+              + served.step()
               + ", expected "
               + step
               + ": is another process using the same run and rank?");
     }
     expected = step + 1;
-    Batch values = client.lookup(cacheId, batch.indices());
-    return new TrainingBatch(batch.step(), batch.epoch(), batch.indices(), values);
+    Batch values = client.lookup(cacheId, served.indices());
+    return new TrainingBatch(served.step(), served.epoch(), served.indices(), values);
   }
 
   /** Makes {@code step} (the trainer's checkpoint step) the next step served. */
@@ -77,8 +80,9 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     return this;
   }
 
-  private TrainerSession.Opened resume(long step) {
-    TrainerSession.Opened opened = ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
+  private TrainerSessionState.Opened resume(long step) {
+    TrainerSessionState.Opened opened =
+        ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
     expected = step;
     return opened;
   }
@@ -104,14 +108,14 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   }
 
   /** Opens the session: at step 0 when new, else at its next step with this world size. */
-  SessionClient open(TrainerSession.RunConfig config, int worldSize, int rank) {
-    TrainerSession.Opened opened =
+  SessionClient open(RunConfig config, int worldSize, int rank) {
+    TrainerSessionState.Opened opened =
         retrying(
             attempt -> {
-              TrainerSession.State state =
+              TrainerSessionState state =
                   await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
-              long step = state instanceof TrainerSession.Opened o ? o.nextStep() : 0;
-              return this.<TrainerSession.Opened>ask(
+              long step = state instanceof TrainerSessionState.Opened o ? o.nextStep() : 0;
+              return this.<TrainerSessionState.Opened>ask(
                   replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
             });
     expected = opened.nextStep();
@@ -133,10 +137,10 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     }
   }
 
-  private TrainerSession.Opened opened() {
-    TrainerSession.State state =
+  private TrainerSessionState.Opened opened() {
+    TrainerSessionState state =
         await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
-    if (state instanceof TrainerSession.Opened o) {
+    if (state instanceof TrainerSessionState.Opened o) {
       return o;
     }
     throw new IllegalStateException("trainer session " + session.getEntityId() + " is not open");

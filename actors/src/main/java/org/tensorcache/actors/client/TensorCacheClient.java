@@ -15,6 +15,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.lookup.BatchRequest;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -52,7 +53,7 @@ public final class TensorCacheClient {
   public SessionClient session(
       String cacheId, String runId, int rank, int worldSize, long seed, int globalBatch) {
     CacheSpec spec = view.spec(cacheId);
-    var config = new TrainerSession.RunConfig(spec.n(), seed, globalBatch, cacheId);
+    var config = new RunConfig(spec.n(), seed, globalBatch, cacheId);
     return new SessionClient(
             this,
             system,

@@ -20,8 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.cluster.TestCache;
 import org.tensorcache.actors.cluster.TestCluster;
+import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.Sampler;
+import org.tensorcache.actors.session.SessionStep;
 import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.actors.session.TrainerSessionState;
 
 /**
  * A session request whose reply is lost (a timeout while the session's shard moves) is asked again;
@@ -52,8 +55,8 @@ class SessionClientRetryTest {
     // between the client and the session: the replies of the first GetState and the first Next
     // are lost, as when the session's node dies after serving
     var real = TrainerSession.entityRef(kit.system(), RUN, 0);
-    ActorRef<StatusReply<TrainerSession.Batch>> lostBatch = kit.spawn(Behaviors.ignore());
-    ActorRef<TrainerSession.State> lostState = kit.spawn(Behaviors.ignore());
+    ActorRef<StatusReply<SessionStep>> lostStep = kit.spawn(Behaviors.ignore());
+    ActorRef<TrainerSessionState> lostState = kit.spawn(Behaviors.ignore());
     AtomicInteger nexts = new AtomicInteger();
     AtomicInteger states = new AtomicInteger();
     ActorRef<TrainerSession.Command> lossy =
@@ -61,7 +64,7 @@ class SessionClientRetryTest {
             Behaviors.receiveMessage(
                 m -> {
                   if (m instanceof TrainerSession.Next && nexts.getAndIncrement() == 0) {
-                    real.tell(new TrainerSession.Next(lostBatch));
+                    real.tell(new TrainerSession.Next(lostStep));
                   } else if (m instanceof TrainerSession.GetState
                       && states.getAndIncrement() == 0) {
                     real.tell(new TrainerSession.GetState(lostState));
@@ -77,7 +80,7 @@ class SessionClientRetryTest {
                 TestEntityRef.of(TrainerSession.ENTITY_KEY, TrainerSession.entityId(RUN, 0), lossy),
                 cache.cacheId(),
                 Duration.ofSeconds(3))
-            .open(new TrainerSession.RunConfig(N, 9L, 16, cache.cacheId()), 1, 0);
+            .open(new RunConfig(N, 9L, 16, cache.cacheId()), 1, 0);
 
     Sampler sampler = Sampler.of(N, 9L, 16, 1);
     for (long step = 0; step < 3; step++) {
