@@ -81,6 +81,15 @@ final class SessionChecks {
     checkStep(open);
   }
 
+  /** Checks that the session of {@code state} can serve its next step, before its permutation. */
+  void next(Opened state, Sampler sampler) {
+    try {
+      sampler.checkShare(state.nextStep(), state.rank());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(cannotServe(state.nextStep(), e.getMessage()), e);
+    }
+  }
+
   /** Returns why the session cannot serve {@code step}, for {@code reason}. */
   String cannotServe(long step, String reason) {
     return "trainer session " + entityId + " cannot serve step " + step + ": " + reason;

@@ -3,6 +3,8 @@ package org.tensorcache.actors.session;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
@@ -34,8 +36,10 @@ import org.tensorcache.store.serialization.KryoSerializable;
  *
  * <p>{@link Open} declares the run's configuration and its world size from a step on (the rule for
  * changes of world size is in {@link TrainerSessionState}); {@link ResumeFrom} only moves back, and
- * the steps from there are served again exactly as before. The session serves indices only; the
- * trainer fetches their values from the tensor cache.
+ * the steps from there are served again exactly as before. A {@link Next} whose epoch permutation
+ * is not cached has it computed on {@value TrainerSessionSettings#PERMUTATION_DISPATCHER}, and the
+ * commands that come meanwhile wait, in order. The session serves indices only; the trainer fetches
+ * their values from the tensor cache.
  */
 public final class TrainerSession
     extends EventSourcedBehaviorWithEnforcedReplies<
@@ -72,6 +76,12 @@ public final class TrainerSession
   /** Replies with the session's state. */
   public record GetState(ActorRef<TrainerSessionState> replyTo) implements Command {}
 
+  private interface Internal extends Command {}
+
+  /** The permutation that {@code next} waited for: {@code order}, or the failure computing it. */
+  private record PermutationReady(Next next, long epoch, int[] order, Throwable failure)
+      implements Internal {}
+
   /** Returns the entity id of {@code rank} of run {@code runId}. */
   public static String entityId(String runId, int rank) {
     return runId + "/" + rank;
@@ -95,18 +105,24 @@ public final class TrainerSession
 
   /** Creates the session with entity id {@code entityId}, of the form {@code <run id>/<rank>}. */
   public static Behavior<Command> create(String entityId, TrainerSessionSettings settings) {
-    return new TrainerSession(entityId, settings);
+    return Behaviors.setup(context -> new TrainerSession(context, entityId, settings));
   }
 
+  private final ActorContext<Command> context;
   private final String entityId;
   private final TrainerSessionSettings settings;
   private final SessionChecks checks;
+  private final PermutationSupply permutations;
+  private boolean waiting; // for the permutation of the step a Next asked for
 
-  private TrainerSession(String entityId, TrainerSessionSettings settings) {
+  private TrainerSession(
+      ActorContext<Command> context, String entityId, TrainerSessionSettings settings) {
     super(PersistenceId.of(ENTITY_KEY.name(), entityId));
+    this.context = context;
     this.entityId = entityId;
     this.settings = settings;
     this.checks = new SessionChecks(entityId);
+    this.permutations = new PermutationSupply(context.getSystem());
   }
 
   @Override
@@ -117,9 +133,22 @@ public final class TrainerSession
   @Override
   public CommandHandlerWithReply<Command, Event, TrainerSessionState> commandHandler() {
     var builder = newCommandHandlerWithReplyBuilder();
+    waitingForPermutation(builder);
     unopened(builder);
     opened(builder);
     return builder.build();
+  }
+
+  /**
+   * Until the permutation a {@link Next} needs is computed, every other command waits. Only an open
+   * session waits; the wait is this actor's, not part of the durable state.
+   */
+  private void waitingForPermutation(
+      CommandHandlerWithReplyBuilder<Command, Event, TrainerSessionState> builder) {
+    builder
+        .forState(state -> waiting)
+        .onCommand(PermutationReady.class, (state, ready) -> onReady((Opened) state, ready))
+        .onAnyCommand(command -> Effect().stash());
   }
 
   private void unopened(
@@ -178,17 +207,49 @@ public final class TrainerSession
   private ReplyEffect<Event, TrainerSessionState> onNext(Opened state, Next next) {
     long step = state.nextStep();
     Sampler sampler = state.sampler();
-    long[] indices;
     try {
-      indices = sampler.indices(step, state.rank());
+      checks.next(state, sampler);
     } catch (IllegalArgumentException e) {
-      return Effect()
-          .reply(next.replyTo(), StatusReply.error(checks.cannotServe(step, e.getMessage())));
+      return Effect().reply(next.replyTo(), StatusReply.error(e.getMessage()));
     }
-    SessionStep served = new SessionStep(step, sampler.epochOf(step), indices);
+    long epoch = sampler.epochOf(step);
+    int[] order = permutations.cached(sampler, epoch);
+    if (order != null) {
+      return serve(state, next, order);
+    }
+    // a shuffle of tens of millions of examples takes seconds, which on this thread would hold up
+    // every actor of the dispatcher; the reply follows when the permutation is piped back
+    waiting = true;
+    context.pipeToSelf(
+        permutations.compute(sampler, epoch),
+        (computed, failure) -> new PermutationReady(next, epoch, computed, failure));
+    return Effect().noReply();
+  }
+
+  private ReplyEffect<Event, TrainerSessionState> onReady(Opened state, PermutationReady ready) {
+    waiting = false;
+    if (ready.failure() == null) {
+      return serve(state, ready.next(), ready.order());
+    }
+    Throwable failure = PermutationSupply.cause(ready.failure());
+    log.error("{} could not compute the permutation of epoch {}", entityId, ready.epoch(), failure);
+    String reason = "the permutation of epoch " + ready.epoch() + " failed: " + failure;
+    StatusReply<SessionStep> refused =
+        StatusReply.error(checks.cannotServe(state.nextStep(), reason));
+    return Effect().reply(ready.next().replyTo(), refused).thenUnstashAll();
+  }
+
+  /** Serves the next step from {@code order}, the permutation of its epoch. */
+  private ReplyEffect<Event, TrainerSessionState> serve(Opened state, Next next, int[] order) {
+    long step = state.nextStep();
+    Sampler sampler = state.sampler();
+    SessionStep served =
+        new SessionStep(step, sampler.epochOf(step), sampler.indices(step, state.rank(), order));
+    // the commands that waited for a permutation follow, in the order they came; none usually
     return Effect()
         .persist(new StepServed(step))
-        .thenReply(next.replyTo(), after -> StatusReply.success(served));
+        .thenReply(next.replyTo(), after -> StatusReply.success(served))
+        .thenUnstashAll();
   }
 
   private ReplyEffect<Event, TrainerSessionState> onResumeFrom(Opened state, ResumeFrom resume) {
