@@ -3,11 +3,15 @@ package org.tensorcache.actors.client;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.pattern.AskTimeoutException;
 import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.SessionStep;
@@ -22,7 +26,9 @@ import org.tensorcache.actors.session.TrainerSessionState;
  *
  * <p>A request that times out (the session's shard moving after a node died, a busy cluster) is
  * asked again for up to {@link #ATTEMPTS} attempts; a step is asked again by first resuming the
- * session at it, so a retry never skips or repeats a step.
+ * session at it, so a retry never skips or repeats a step. A request that gets no answer after that
+ * is a {@link SessionFailedException}; one the session refuses is an {@link
+ * IllegalArgumentException}.
  */
 public final class SessionClient implements Iterable<TrainingBatch> {
   private final TensorCacheClient client;
@@ -48,7 +54,12 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     this.timeout = timeout;
   }
 
-  /** The next step of this rank, recorded as served, with its values. */
+  /**
+   * The next step of this rank, recorded as served, with its values.
+   *
+   * @throws SessionFailedException if the session did not answer in {@link #ATTEMPTS} attempts
+   * @throws LookupFailedException if the step's values could not be looked up
+   */
   public TrainingBatch next() {
     long step = expected;
     SessionStep served =
@@ -57,7 +68,7 @@ public final class SessionClient implements Iterable<TrainingBatch> {
               if (attempt > 0) { // the lost request may have been served: serve the step again
                 resume(step);
               }
-              return ask(TrainerSession.Next::new);
+              return ask("Next", TrainerSession.Next::new);
             });
     if (served.step() != step) {
       throw new IllegalStateException(
@@ -82,7 +93,7 @@ public final class SessionClient implements Iterable<TrainingBatch> {
 
   private TrainerSessionState.Opened resume(long step) {
     TrainerSessionState.Opened opened =
-        ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
+        ask("ResumeFrom " + step, replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
     expected = step;
     return opened;
   }
@@ -116,6 +127,7 @@ public final class SessionClient implements Iterable<TrainingBatch> {
                   await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
               long step = state instanceof TrainerSessionState.Opened o ? o.nextStep() : 0;
               return this.<TrainerSessionState.Opened>ask(
+                  "Open",
                   replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
             });
     expected = opened.nextStep();
@@ -123,14 +135,15 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   }
 
   /** Runs {@code request} again when it times out, up to {@link #ATTEMPTS} times in all. */
-  private <T> T retrying(java.util.function.IntFunction<T> request) {
+  private <T> T retrying(IntFunction<T> request) {
     for (int attempt = 0; ; attempt++) {
       try {
         return request.apply(attempt);
-      } catch (LookupFailedException e) {
+      } catch (SessionFailedException e) {
+        // only a timeout may be a lost reply worth asking again; other failures stay failures
         if (attempt + 1 >= ATTEMPTS
-            || !(e.getCause() instanceof java.util.concurrent.TimeoutException
-                || e.getCause() instanceof org.apache.pekko.pattern.AskTimeoutException)) {
+            || !(e.getCause() instanceof TimeoutException
+                || e.getCause() instanceof AskTimeoutException)) {
           throw e;
         }
       }
@@ -146,24 +159,28 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     throw new IllegalStateException("trainer session " + session.getEntityId() + " is not open");
   }
 
-  private <T> T ask(Function<ActorRef<StatusReply<T>>, TrainerSession.Command> message) {
-    return await(session.askWithStatus(message::apply, timeout), "trainer session");
+  private <T> T ask(
+      String what, Function<ActorRef<StatusReply<T>>, TrainerSession.Command> message) {
+    return await(session.askWithStatus(message::apply, timeout), what);
   }
 
+  /** Waits for {@code reply} to the request {@code what}; a refusal is the session's message. */
   private <T> T await(CompletionStage<T> reply, String what) {
+    long waited = timeout.toMillis() + 1000; // the ask's own timeout comes first
     try {
-      return reply.toCompletableFuture().get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
+      return reply.toCompletableFuture().get(waited, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof StatusReply.ErrorMessage) {
         throw new IllegalArgumentException(cause.getMessage(), cause);
       }
-      throw new LookupFailedException(what + " " + session.getEntityId() + ": " + cause, cause);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new LookupFailedException(what + " " + session.getEntityId() + " timed out", e);
+      throw new SessionFailedException(session.getEntityId(), what + " failed: " + cause, cause);
+    } catch (TimeoutException e) {
+      throw new SessionFailedException(
+          session.getEntityId(), what + " got no answer in " + waited + " ms", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new LookupFailedException("interrupted", e);
+      throw new SessionFailedException(session.getEntityId(), what + " was interrupted", e);
     }
   }
 }

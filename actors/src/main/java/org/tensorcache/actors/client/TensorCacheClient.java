@@ -49,6 +49,8 @@ public final class TensorCacheClient {
    * The session of rank {@code rank} of run {@code runId}: a constant global batch of {@code
    * globalBatch} examples per step split over {@code worldSize} ranks, in a seeded order of the
    * cache's examples. Opening it again with another world size changes it at the next step.
+   *
+   * @throws SessionFailedException if the session did not answer the open
    */
   public SessionClient session(
       String cacheId, String runId, int rank, int worldSize, long seed, int globalBatch) {

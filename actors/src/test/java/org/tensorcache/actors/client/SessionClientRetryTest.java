@@ -2,10 +2,12 @@ package org.tensorcache.actors.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -29,7 +31,8 @@ import org.tensorcache.actors.session.TrainerSessionState;
 /**
  * A session request whose reply is lost (a timeout while the session's shard moves) is asked again;
  * a step served whose reply was lost is served again, never skipped: the trainer still sees steps
- * 0, 1, 2 with the sampler's indices and the cached values.
+ * 0, 1, 2 with the sampler's indices and the cached values. A request never answered fails after
+ * the last attempt with a {@link SessionFailedException} naming the session.
  */
 class SessionClientRetryTest {
   private static final int N = 96;
@@ -59,11 +62,13 @@ class SessionClientRetryTest {
     ActorRef<TrainerSessionState> lostState = kit.spawn(Behaviors.ignore());
     AtomicInteger nexts = new AtomicInteger();
     AtomicInteger states = new AtomicInteger();
+    AtomicBoolean loseEveryNext = new AtomicBoolean();
     ActorRef<TrainerSession.Command> lossy =
         kit.spawn(
             Behaviors.receiveMessage(
                 m -> {
-                  if (m instanceof TrainerSession.Next && nexts.getAndIncrement() == 0) {
+                  if (m instanceof TrainerSession.Next
+                      && (nexts.getAndIncrement() == 0 || loseEveryNext.get())) {
                     real.tell(new TrainerSession.Next(lostStep));
                   } else if (m instanceof TrainerSession.GetState
                       && states.getAndIncrement() == 0) {
@@ -95,6 +100,14 @@ class SessionClientRetryTest {
     }
     assertTrue(states.get() >= 2, "the lost GetState was asked again");
     assertEquals(4, nexts.get(), "the lost Next was asked again, once");
+
+    loseEveryNext.set(true);
+    SessionFailedException failed = assertThrows(SessionFailedException.class, session::next);
+    assertEquals(TrainerSession.entityId(RUN, 0), failed.sessionId());
+    assertTrue(
+        failed.getMessage().startsWith("trainer session " + RUN + "/0: Next failed: "),
+        failed::getMessage);
+    assertEquals(4 + SessionClient.ATTEMPTS, nexts.get(), "each attempt asked once");
   }
 
   @AfterEach
