@@ -3,14 +3,21 @@ package org.tensorcache.actors.client;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.pattern.AskTimeoutException;
 import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.lookup.LookupFailedException;
+import org.tensorcache.actors.session.RunConfig;
+import org.tensorcache.actors.session.SessionStep;
 import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.actors.session.TrainerSessionState;
 
 /**
  * A trainer rank's durable position in its run: each {@link #next()} is the next step's indices
@@ -20,7 +27,9 @@ import org.tensorcache.actors.session.TrainerSession;
  *
  * <p>A request that times out (the session's shard moving after a node died, a busy cluster) is
  * asked again for up to {@link #ATTEMPTS} attempts; a step is asked again by first resuming the
- * session at it, so a retry never skips or repeats a step.
+ * session at it, so a retry never skips or repeats a step. A request that gets no answer after that
+ * is a {@link SessionFailedException}; one the session refuses is an {@link
+ * IllegalArgumentException}.
  */
 public final class SessionClient implements Iterable<TrainingBatch> {
   private final TensorCacheClient client;
@@ -46,30 +55,35 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     this.timeout = timeout;
   }
 
-  /** The next step of this rank, recorded as served, with its values. */
+  /**
+   * The next step of this rank, recorded as served, with its values.
+   *
+   * @throws SessionFailedException if the session did not answer in {@link #ATTEMPTS} attempts
+   * @throws LookupFailedException if the step's values could not be looked up
+   */
   public TrainingBatch next() {
     long step = expected;
-    TrainerSession.Batch batch =
+    SessionStep served =
         retrying(
             attempt -> {
               if (attempt > 0) { // the lost request may have been served: serve the step again
                 resume(step);
               }
-              return ask(TrainerSession.Next::new);
+              return ask("Next", TrainerSession.Next::new);
             });
-    if (batch.step() != step) {
+    if (served.step() != step) {
       throw new IllegalStateException(
           "trainer session "
               + session.getEntityId()
               + " served step "
-              + batch.step()
+              + served.step()
               + ", expected "
               + step
               + ": is another process using the same run and rank?");
     }
     expected = step + 1;
-    Batch values = client.lookup(cacheId, batch.indices());
-    return new TrainingBatch(batch.step(), batch.epoch(), batch.indices(), values);
+    Batch values = client.lookup(cacheId, served.indices());
+    return new TrainingBatch(served.step(), served.epoch(), served.indices(), values);
   }
 
   /** Makes {@code step} (the trainer's checkpoint step) the next step served. */
@@ -78,8 +92,9 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     return this;
   }
 
-  private TrainerSession.Opened resume(long step) {
-    TrainerSession.Opened opened = ask(replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
+  private TrainerSessionState.Opened resume(long step) {
+    TrainerSessionState.Opened opened =
+        ask("ResumeFrom " + step, replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
     expected = step;
     return opened;
   }
@@ -105,14 +120,15 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   }
 
   /** Opens the session: at step 0 when new, else at its next step with this world size. */
-  SessionClient open(TrainerSession.RunConfig config, int worldSize, int rank) {
-    TrainerSession.Opened opened =
+  SessionClient open(RunConfig config, int worldSize, int rank) {
+    TrainerSessionState.Opened opened =
         retrying(
             attempt -> {
-              TrainerSession.State state =
+              TrainerSessionState state =
                   await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
-              long step = state instanceof TrainerSession.Opened o ? o.nextStep() : 0;
-              return this.<TrainerSession.Opened>ask(
+              long step = state instanceof TrainerSessionState.Opened o ? o.nextStep() : 0;
+              return this.<TrainerSessionState.Opened>ask(
+                  "Open",
                   replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
             });
     expected = opened.nextStep();
@@ -120,47 +136,52 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   }
 
   /** Runs {@code request} again when it times out, up to {@link #ATTEMPTS} times in all. */
-  private <T> T retrying(java.util.function.IntFunction<T> request) {
+  private <T> T retrying(IntFunction<T> request) {
     for (int attempt = 0; ; attempt++) {
       try {
         return request.apply(attempt);
-      } catch (LookupFailedException e) {
+      } catch (SessionFailedException e) {
+        // only a timeout may be a lost reply worth asking again; other failures stay failures
         if (attempt + 1 >= ATTEMPTS
-            || !(e.getCause() instanceof java.util.concurrent.TimeoutException
-                || e.getCause() instanceof org.apache.pekko.pattern.AskTimeoutException)) {
+            || !(e.getCause() instanceof TimeoutException
+                || e.getCause() instanceof AskTimeoutException)) {
           throw e;
         }
       }
     }
   }
 
-  private TrainerSession.Opened opened() {
-    TrainerSession.State state =
+  private TrainerSessionState.Opened opened() {
+    TrainerSessionState state =
         await(session.ask(TrainerSession.GetState::new, timeout), "read session state");
-    if (state instanceof TrainerSession.Opened o) {
+    if (state instanceof TrainerSessionState.Opened o) {
       return o;
     }
     throw new IllegalStateException("trainer session " + session.getEntityId() + " is not open");
   }
 
-  private <T> T ask(Function<ActorRef<StatusReply<T>>, TrainerSession.Command> message) {
-    return await(session.askWithStatus(message::apply, timeout), "trainer session");
+  private <T> T ask(
+      String what, Function<ActorRef<StatusReply<T>>, TrainerSession.Command> message) {
+    return await(session.askWithStatus(message::apply, timeout), what);
   }
 
+  /** Waits for {@code reply} to the request {@code what}; a refusal is the session's message. */
   private <T> T await(CompletionStage<T> reply, String what) {
+    long waited = timeout.toMillis() + 1000; // the ask's own timeout comes first
     try {
-      return reply.toCompletableFuture().get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
+      return reply.toCompletableFuture().get(waited, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof StatusReply.ErrorMessage) {
         throw new IllegalArgumentException(cause.getMessage(), cause);
       }
-      throw new LookupFailedException(what + " " + session.getEntityId() + ": " + cause, cause);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new LookupFailedException(what + " " + session.getEntityId() + " timed out", e);
+      throw new SessionFailedException(session.getEntityId(), what + " failed: " + cause, cause);
+    } catch (TimeoutException e) {
+      throw new SessionFailedException(
+          session.getEntityId(), what + " got no answer in " + waited + " ms", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new LookupFailedException("interrupted", e);
+      throw new SessionFailedException(session.getEntityId(), what + " was interrupted", e);
     }
   }
 }

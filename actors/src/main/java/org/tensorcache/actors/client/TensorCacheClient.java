@@ -6,6 +6,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupChecks;
 import org.tensorcache.actors.lookup.LookupFailedException;
+import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -35,11 +36,13 @@ public final class TensorCacheClient {
    * The session of rank {@code rank} of run {@code runId}: a constant global batch of {@code
    * globalBatch} examples per step split over {@code worldSize} ranks, in a seeded order of the
    * cache's examples. Opening it again with another world size changes it at the next step.
+   *
+   * @throws SessionFailedException if the session did not answer the open
    */
   public SessionClient session(
       String cacheId, String runId, int rank, int worldSize, long seed, int globalBatch) {
     CacheSpec spec = lookup.spec(cacheId);
-    var config = new TrainerSession.RunConfig(spec.n(), seed, globalBatch, cacheId);
+    var config = new RunConfig(spec.n(), seed, globalBatch, cacheId);
     return new SessionClient(
             this,
             system,

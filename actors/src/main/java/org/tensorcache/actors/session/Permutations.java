@@ -30,8 +30,18 @@ final class Permutations {
   private Permutations() {}
 
   /**
+   * Returns the order of {@code epoch} if it is cached, else null; never computes it, so that a
+   * caller on an actor's thread can tell whether {@link #of} would take long.
+   */
+  static int[] cached(long n, long seed, long epoch) {
+    synchronized (CACHE) {
+      return CACHE.get(new Key(n, seed, epoch));
+    }
+  }
+
+  /**
    * Returns the order of {@code epoch}: a permutation of {@code [0, n)}; shared, never to be
-   * written.
+   * written. Computes it unless cached, which takes seconds for tens of millions of examples.
    */
   static int[] of(long n, long seed, long epoch) {
     Key key = new Key(n, seed, epoch);

@@ -104,7 +104,7 @@ public record Sampler(long examples, long seed, int globalBatch, WorldSchedule s
    * Returns the {@code G} indices of global step {@code step}, in the order the ranks split them.
    */
   public long[] batch(long step) {
-    return positions(step, 0, globalBatch);
+    return positions(step, 0, globalBatch, order(epochOf(step)));
   }
 
   /**
@@ -115,6 +115,18 @@ public record Sampler(long examples, long seed, int globalBatch, WorldSchedule s
    *     is outside {@code [0, W)}
    */
   public long[] indices(long step, int rank) {
+    checkShare(step, rank);
+    return indices(step, rank, order(epochOf(step)));
+  }
+
+  /**
+   * Checks that rank {@code rank} has a share of global step {@code step}, as {@link #indices(long,
+   * int)} does before it needs the epoch's order.
+   *
+   * @throws IllegalArgumentException if the step is negative or precedes the schedule, or the rank
+   *     is outside the world in force at that step
+   */
+  void checkShare(long step, int rank) {
     int worldSize = worldSizeAt(step);
     if (rank < 0 || rank >= worldSize) {
       throw new IllegalArgumentException(
@@ -125,15 +137,29 @@ public record Sampler(long examples, long seed, int globalBatch, WorldSchedule s
               + ") of the world size in force at step "
               + step);
     }
-    int share = globalBatch / worldSize;
-    return positions(step, rank * share, share);
   }
 
-  private long[] positions(long step, int offset, int count) {
-    long stepsPerEpoch = stepsPerEpoch();
-    long epoch = epochOf(step);
-    int[] order = Permutations.of(examples, seed, epoch);
-    int start = (int) (step % stepsPerEpoch) * globalBatch + offset;
+  /**
+   * Returns the indices of rank {@code rank} at step {@code step} taken from {@code order}, the
+   * order of the step's epoch; the rank must have passed {@link #checkShare}.
+   */
+  long[] indices(long step, int rank, int[] order) {
+    int share = globalBatch / worldSizeAt(step);
+    return positions(step, rank * share, share, order);
+  }
+
+  /** Returns the order of {@code epoch}, computed unless cached; shared, never to be written. */
+  int[] order(long epoch) {
+    return Permutations.of(examples, seed, epoch);
+  }
+
+  /** Returns the order of {@code epoch} if it is cached, else null; never computes it. */
+  int[] cachedOrder(long epoch) {
+    return Permutations.cached(examples, seed, epoch);
+  }
+
+  private long[] positions(long step, int offset, int count, int[] order) {
+    int start = (int) (step % stepsPerEpoch()) * globalBatch + offset;
     long[] indices = new long[count];
     for (int i = 0; i < count; i++) {
       indices[i] = order[start + i];

@@ -3,8 +3,7 @@ package org.tensorcache.actors.session;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.actors.session.TrainerSession.Open;
-import org.tensorcache.actors.session.TrainerSession.Opened;
-import org.tensorcache.actors.session.TrainerSession.RunConfig;
+import org.tensorcache.actors.session.TrainerSessionState.Opened;
 
 /**
  * The checks of a trainer session's commands; each throws an {@link IllegalArgumentException}
@@ -80,6 +79,25 @@ final class SessionChecks {
     }
     checkWorld(open);
     checkStep(open);
+  }
+
+  /** Checks that the session of {@code state} can serve its next step, before its permutation. */
+  void next(Opened state, Sampler sampler) {
+    try {
+      sampler.checkShare(state.nextStep(), state.rank());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(cannotServe(state.nextStep(), e.getMessage()), e);
+    }
+  }
+
+  /** Returns why the session cannot serve {@code step}, for {@code reason}. */
+  String cannotServe(long step, String reason) {
+    return "trainer session " + entityId + " cannot serve step " + step + ": " + reason;
+  }
+
+  /** Returns why a session that is not open refuses {@code command}. */
+  String notOpen(String command) {
+    return "trainer session " + entityId + " is not open; expected Open before " + command;
   }
 
   /** Checks that {@code step} can be the next step to serve of {@code state}. */

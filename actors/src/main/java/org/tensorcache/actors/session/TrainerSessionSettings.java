@@ -16,6 +16,9 @@ public record TrainerSessionSettings(int snapshotEvery, int keepSnapshots, Optio
   /** Config path of these settings. */
   public static final String PATH = "tensorcache.trainer-session";
 
+  /** Config path of the dispatcher that computes the epoch permutations the sessions need. */
+  public static final String PERMUTATION_DISPATCHER = PATH + ".permutation-dispatcher";
+
   /** Checks the values. */
   public TrainerSessionSettings {
     if (snapshotEvery < 1) {

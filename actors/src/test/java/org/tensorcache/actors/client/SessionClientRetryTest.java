@@ -2,10 +2,12 @@ package org.tensorcache.actors.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -21,13 +23,17 @@ import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.cluster.TestCache;
 import org.tensorcache.actors.cluster.TestCluster;
+import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.Sampler;
+import org.tensorcache.actors.session.SessionStep;
 import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.actors.session.TrainerSessionState;
 
 /**
  * A session request whose reply is lost (a timeout while the session's shard moves) is asked again;
  * a step served whose reply was lost is served again, never skipped: the trainer still sees steps
- * 0, 1, 2 with the sampler's indices and the cached values.
+ * 0, 1, 2 with the sampler's indices and the cached values. A request never answered fails after
+ * the last attempt with a {@link SessionFailedException} naming the session.
  */
 class SessionClientRetryTest {
   private static final int N = 96;
@@ -53,16 +59,18 @@ class SessionClientRetryTest {
     // between the client and the session: the replies of the first GetState and the first Next
     // are lost, as when the session's node dies after serving
     var real = TrainerSession.entityRef(kit.system(), RUN, 0);
-    ActorRef<StatusReply<TrainerSession.Batch>> lostBatch = kit.spawn(Behaviors.ignore());
-    ActorRef<TrainerSession.State> lostState = kit.spawn(Behaviors.ignore());
+    ActorRef<StatusReply<SessionStep>> lostStep = kit.spawn(Behaviors.ignore());
+    ActorRef<TrainerSessionState> lostState = kit.spawn(Behaviors.ignore());
     AtomicInteger nexts = new AtomicInteger();
     AtomicInteger states = new AtomicInteger();
+    AtomicBoolean loseEveryNext = new AtomicBoolean();
     ActorRef<TrainerSession.Command> lossy =
         kit.spawn(
             Behaviors.receiveMessage(
                 m -> {
-                  if (m instanceof TrainerSession.Next && nexts.getAndIncrement() == 0) {
-                    real.tell(new TrainerSession.Next(lostBatch));
+                  if (m instanceof TrainerSession.Next
+                      && (nexts.getAndIncrement() == 0 || loseEveryNext.get())) {
+                    real.tell(new TrainerSession.Next(lostStep));
                   } else if (m instanceof TrainerSession.GetState
                       && states.getAndIncrement() == 0) {
                     real.tell(new TrainerSession.GetState(lostState));
@@ -78,7 +86,7 @@ class SessionClientRetryTest {
                 TestEntityRef.of(TrainerSession.ENTITY_KEY, TrainerSession.entityId(RUN, 0), lossy),
                 cache.cacheId(),
                 Duration.ofSeconds(3))
-            .open(new TrainerSession.RunConfig(N, 9L, 16, cache.cacheId()), 1, 0);
+            .open(new RunConfig(N, 9L, 16, cache.cacheId()), 1, 0);
 
     Sampler sampler = Sampler.of(N, 9L, 16, 1);
     for (long step = 0; step < 3; step++) {
@@ -93,6 +101,14 @@ class SessionClientRetryTest {
     }
     assertTrue(states.get() >= 2, "the lost GetState was asked again");
     assertEquals(4, nexts.get(), "the lost Next was asked again, once");
+
+    loseEveryNext.set(true);
+    SessionFailedException failed = assertThrows(SessionFailedException.class, session::next);
+    assertEquals(TrainerSession.entityId(RUN, 0), failed.sessionId());
+    assertTrue(
+        failed.getMessage().startsWith("trainer session " + RUN + "/0: Next failed: "),
+        failed::getMessage);
+    assertEquals(4 + SessionClient.ATTEMPTS, nexts.get(), "each attempt asked once");
   }
 
   @AfterEach

@@ -12,14 +12,11 @@ import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit.CommandResultWithReply;
-import org.tensorcache.actors.session.TrainerSession.Batch;
 import org.tensorcache.actors.session.TrainerSession.Command;
-import org.tensorcache.actors.session.TrainerSession.Event;
 import org.tensorcache.actors.session.TrainerSession.Next;
 import org.tensorcache.actors.session.TrainerSession.Open;
-import org.tensorcache.actors.session.TrainerSession.Opened;
-import org.tensorcache.actors.session.TrainerSession.RunConfig;
-import org.tensorcache.actors.session.TrainerSession.State;
+import org.tensorcache.actors.session.TrainerSessionState.Event;
+import org.tensorcache.actors.session.TrainerSessionState.Opened;
 
 /** Configurations and common steps of the trainer session tests: in-memory journal, Kryo. */
 final class SessionTesting {
@@ -65,7 +62,7 @@ final class SessionTesting {
    * Creates the session of {@code rank} of run {@code runId}, checking that its commands, events
    * and state survive serialization unchanged.
    */
-  static EventSourcedBehaviorTestKit<Command, Event, State> session(
+  static EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState> session(
       ActorTestKit testKit, String runId, int rank) {
     String entityId = TrainerSession.entityId(runId, rank);
     return EventSourcedBehaviorTestKit.create(
@@ -75,8 +72,8 @@ final class SessionTesting {
   }
 
   /** Sends {@link Open} and returns the reply, whether a success or an error. */
-  static CommandResultWithReply<Command, Event, State, StatusReply<Opened>> tryOpen(
-      EventSourcedBehaviorTestKit<Command, Event, State> session,
+  static CommandResultWithReply<Command, Event, TrainerSessionState, StatusReply<Opened>> tryOpen(
+      EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState> session,
       RunConfig config,
       int worldSize,
       int rank,
@@ -86,7 +83,7 @@ final class SessionTesting {
 
   /** Opens the session and returns its state; fails the test on an error. */
   static Opened open(
-      EventSourcedBehaviorTestKit<Command, Event, State> session,
+      EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState> session,
       RunConfig config,
       int worldSize,
       int rank,
@@ -96,9 +93,11 @@ final class SessionTesting {
     return reply.getValue();
   }
 
-  /** Serves the next batch; fails the test on an error. */
-  static Batch next(EventSourcedBehaviorTestKit<Command, Event, State> session) {
-    StatusReply<Batch> reply = session.<StatusReply<Batch>>runCommand(Next::new).reply();
+  /** Serves the next step; fails the test on an error. */
+  static SessionStep next(
+      EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState> session) {
+    StatusReply<SessionStep> reply =
+        session.<StatusReply<SessionStep>>runCommand(Next::new).reply();
     assertTrue(reply.isSuccess(), () -> "Next failed: " + reply);
     return reply.getValue();
   }
@@ -109,9 +108,10 @@ final class SessionTesting {
    */
   static void assertRefused(
       String message,
-      State before,
-      EventSourcedBehaviorTestKit<Command, Event, State> session,
-      CommandResultWithReply<Command, Event, State, ? extends StatusReply<?>> result) {
+      TrainerSessionState before,
+      EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState> session,
+      CommandResultWithReply<Command, Event, TrainerSessionState, ? extends StatusReply<?>>
+          result) {
     assertTrue(result.reply().isError(), () -> "expected an error, got " + result.reply());
     assertEquals(message, result.reply().getError().getMessage());
     assertTrue(result.hasNoEvents(), () -> "persisted " + result.events());

@@ -12,16 +12,13 @@ import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.actors.session.TrainerSession.Batch;
 import org.tensorcache.actors.session.TrainerSession.Command;
-import org.tensorcache.actors.session.TrainerSession.Event;
 import org.tensorcache.actors.session.TrainerSession.GetState;
 import org.tensorcache.actors.session.TrainerSession.Next;
-import org.tensorcache.actors.session.TrainerSession.Opened;
 import org.tensorcache.actors.session.TrainerSession.ResumeFrom;
-import org.tensorcache.actors.session.TrainerSession.RunConfig;
-import org.tensorcache.actors.session.TrainerSession.State;
-import org.tensorcache.actors.session.TrainerSession.Unopened;
+import org.tensorcache.actors.session.TrainerSessionState.Event;
+import org.tensorcache.actors.session.TrainerSessionState.Opened;
+import org.tensorcache.actors.session.TrainerSessionState.Unopened;
 
 /** Bad commands get a specific error and change nothing persisted. */
 class TrainerSessionErrorsTest {
@@ -36,13 +33,13 @@ class TrainerSessionErrorsTest {
   void unopenedSessionRefusesEverythingButAGoodOpen() {
     String id = TrainerSession.entityId(SessionTesting.newRun("unopened"), 1);
     var session = SessionTesting.session(testKit, id.substring(0, id.lastIndexOf('/')), 1);
-    State before = Unopened.INSTANCE;
-    assertEquals(before, session.<State>runCommand(GetState::new).reply());
+    TrainerSessionState before = Unopened.INSTANCE;
+    assertEquals(before, session.<TrainerSessionState>runCommand(GetState::new).reply());
     assertRefused(
         "trainer session " + id + " is not open; expected Open before Next",
         before,
         session,
-        session.<StatusReply<Batch>>runCommand(Next::new));
+        session.<StatusReply<SessionStep>>runCommand(Next::new));
     assertRefused(
         "trainer session " + id + " is not open; expected Open before ResumeFrom",
         before,
@@ -92,7 +89,7 @@ class TrainerSessionErrorsTest {
     for (int i = 0; i < 4; i++) {
       next(session);
     }
-    State before = session.getState();
+    TrainerSessionState before = session.getState();
     assertRefused(
         "Open of trainer session "
             + id
@@ -137,7 +134,7 @@ class TrainerSessionErrorsTest {
   void sessionWithoutARankInItsIdRefusesToOpen() {
     String id = SessionTesting.newRun("no-rank");
     var session =
-        EventSourcedBehaviorTestKit.<Command, Event, State>create(
+        EventSourcedBehaviorTestKit.<Command, Event, TrainerSessionState>create(
             testKit.system(),
             TrainerSession.create(id, TrainerSessionSettings.create(testKit.system())));
     assertRefused(

@@ -14,18 +14,16 @@ import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.actors.session.TrainerSession.Batch;
 import org.tensorcache.actors.session.TrainerSession.GetState;
 import org.tensorcache.actors.session.TrainerSession.Next;
 import org.tensorcache.actors.session.TrainerSession.Open;
-import org.tensorcache.actors.session.TrainerSession.Opened;
-import org.tensorcache.actors.session.TrainerSession.Reopened;
 import org.tensorcache.actors.session.TrainerSession.ResumeFrom;
-import org.tensorcache.actors.session.TrainerSession.ResumedFrom;
-import org.tensorcache.actors.session.TrainerSession.SessionOpened;
-import org.tensorcache.actors.session.TrainerSession.State;
-import org.tensorcache.actors.session.TrainerSession.StepServed;
-import org.tensorcache.actors.session.TrainerSession.Unopened;
+import org.tensorcache.actors.session.TrainerSessionState.Opened;
+import org.tensorcache.actors.session.TrainerSessionState.Reopened;
+import org.tensorcache.actors.session.TrainerSessionState.ResumedFrom;
+import org.tensorcache.actors.session.TrainerSessionState.SessionOpened;
+import org.tensorcache.actors.session.TrainerSessionState.StepServed;
+import org.tensorcache.actors.session.TrainerSessionState.Unopened;
 import org.tensorcache.store.serialization.KryoSerializer;
 
 /** Every command, reply, event and state of a trainer session survives Kryo unchanged. */
@@ -40,19 +38,19 @@ class TrainerSessionSerializationTest {
   @Test
   void everyMessageRoundTripsThroughKryoWithAnIdOfTheSessionRange() {
     TestProbe<StatusReply<Opened>> opened = testKit.createTestProbe();
-    TestProbe<StatusReply<Batch>> batches = testKit.createTestProbe();
-    TestProbe<State> states = testKit.createTestProbe();
+    TestProbe<StatusReply<SessionStep>> steps = testKit.createTestProbe();
+    TestProbe<TrainerSessionState> states = testKit.createTestProbe();
     WorldSchedule schedule = WorldSchedule.of(0, 4).from(6, 2).from(10, 8);
     Opened state = new Opened(SessionTesting.RUN, 2, schedule, 17);
-    Batch batch = new Batch(17, 1, new long[] {5, 999, 0, 1L << 40});
+    SessionStep served = new SessionStep(17, 1, new long[] {5, 999, 0, 1L << 40});
     List<Object> messages =
         List.of(
             new Open(SessionTesting.RUN, 8, 2, 10, opened.ref()),
-            new Next(batches.ref()),
+            new Next(steps.ref()),
             new ResumeFrom(4, opened.ref()),
             new GetState(states.ref()),
             SessionTesting.RUN,
-            batch,
+            served,
             new SessionOpened(SessionTesting.RUN, 2, 0, 4),
             new Reopened(10, 8),
             new ResumedFrom(4),
@@ -73,11 +71,13 @@ class TrainerSessionSerializationTest {
 
   @Test
   void statusRepliesCarryingSessionValuesRoundTrip() {
-    Batch batch = new Batch(3, 0, new long[] {1, 2, 3});
-    StatusReply<Batch> success = StatusReply.success(batch);
-    StatusReply<Batch> copy = testKit.serializationTestKit().verifySerialization(success, false);
-    assertEquals(batch, copy.getValue());
-    StatusReply<Batch> error = StatusReply.error("world size 3 does not divide global batch 64");
+    SessionStep served = new SessionStep(3, 0, new long[] {1, 2, 3});
+    StatusReply<SessionStep> success = StatusReply.success(served);
+    StatusReply<SessionStep> copy =
+        testKit.serializationTestKit().verifySerialization(success, false);
+    assertEquals(served, copy.getValue());
+    StatusReply<SessionStep> error =
+        StatusReply.error("world size 3 does not divide global batch 64");
     assertEquals(
         "world size 3 does not divide global batch 64",
         testKit.serializationTestKit().verifySerialization(error, false).getError().getMessage());

@@ -15,14 +15,12 @@ import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.actors.session.TrainerSession.Batch;
 import org.tensorcache.actors.session.TrainerSession.Command;
 import org.tensorcache.actors.session.TrainerSession.GetState;
 import org.tensorcache.actors.session.TrainerSession.Next;
 import org.tensorcache.actors.session.TrainerSession.Open;
-import org.tensorcache.actors.session.TrainerSession.Opened;
 import org.tensorcache.actors.session.TrainerSession.ResumeFrom;
-import org.tensorcache.actors.session.TrainerSession.State;
+import org.tensorcache.actors.session.TrainerSessionState.Opened;
 
 /** Sessions reached through Cluster Sharding on a single-node cluster. */
 class TrainerSessionShardingTest {
@@ -61,14 +59,15 @@ class TrainerSessionShardingTest {
     assertEquals(0, opened.nextStep());
     Sampler sampler = Sampler.of(1000, 42, 64, 2);
     for (long step = 0; step < 5; step++) {
-      Batch batch = ask(session.<Batch>askWithStatus(Next::new, TIMEOUT));
-      assertEquals(step, batch.step());
-      assertArrayEquals(sampler.indices(step, 1), batch.indices());
+      SessionStep served = ask(session.<SessionStep>askWithStatus(Next::new, TIMEOUT));
+      assertEquals(step, served.step());
+      assertArrayEquals(sampler.indices(step, 1), served.indices());
     }
     ask(session.<Opened>askWithStatus(replyTo -> new ResumeFrom(2, replyTo), TIMEOUT));
     assertArrayEquals(
-        sampler.indices(2, 1), ask(session.<Batch>askWithStatus(Next::new, TIMEOUT)).indices());
-    State state = ask(session.<State>ask(GetState::new, TIMEOUT));
+        sampler.indices(2, 1),
+        ask(session.<SessionStep>askWithStatus(Next::new, TIMEOUT)).indices());
+    TrainerSessionState state = ask(session.<TrainerSessionState>ask(GetState::new, TIMEOUT));
     assertEquals(new Opened(SessionTesting.RUN, 1, WorldSchedule.of(0, 2), 3), state);
   }
 

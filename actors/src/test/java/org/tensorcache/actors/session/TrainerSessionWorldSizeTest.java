@@ -16,12 +16,10 @@ import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.actors.session.TrainerSession.Batch;
 import org.tensorcache.actors.session.TrainerSession.Command;
-import org.tensorcache.actors.session.TrainerSession.Event;
-import org.tensorcache.actors.session.TrainerSession.Opened;
 import org.tensorcache.actors.session.TrainerSession.ResumeFrom;
-import org.tensorcache.actors.session.TrainerSession.State;
+import org.tensorcache.actors.session.TrainerSessionState.Event;
+import org.tensorcache.actors.session.TrainerSessionState.Opened;
 
 /** A run whose world shrinks and grows at step boundaries in the middle of an epoch. */
 class TrainerSessionWorldSizeTest {
@@ -35,7 +33,8 @@ class TrainerSessionWorldSizeTest {
   @Test
   void everyServedPositionOfTheEpochAppearsOnceAcrossShrinkAndGrow() {
     String run = SessionTesting.newRun("elastic");
-    List<EventSourcedBehaviorTestKit<Command, Event, State>> ranks = new ArrayList<>();
+    List<EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState>> ranks =
+        new ArrayList<>();
     for (int rank = 0; rank < 8; rank++) {
       ranks.add(SessionTesting.session(testKit, run, rank));
     }
@@ -73,7 +72,7 @@ class TrainerSessionWorldSizeTest {
     var rank2 = SessionTesting.session(testKit, run, 2);
     open(rank0, RUN, 4, 0, 0);
     open(rank2, RUN, 4, 2, 0);
-    List<Batch> first = new ArrayList<>();
+    List<SessionStep> first = new ArrayList<>();
     for (int step = 0; step < 6; step++) {
       first.add(next(rank0));
       next(rank2);
@@ -102,7 +101,7 @@ class TrainerSessionWorldSizeTest {
     assertEquals(8, first.get(11).indices().length);
 
     // rank 2 was not in the world during steps 6-9, so its history starts again at 10
-    State before = rank2.restart().state();
+    TrainerSessionState before = rank2.restart().state();
     assertEquals(WorldSchedule.of(10, 8), ((Opened) before).schedule());
     assertRefused(
         "cannot resume trainer session "
@@ -115,7 +114,7 @@ class TrainerSessionWorldSizeTest {
 
   /** Serves steps {@code [from, to)} on ranks {@code [0, worldSize)}, in order of step and rank. */
   private static void serve(
-      List<EventSourcedBehaviorTestKit<Command, Event, State>> ranks,
+      List<EventSourcedBehaviorTestKit<Command, Event, TrainerSessionState>> ranks,
       int worldSize,
       long from,
       long to,
@@ -123,10 +122,10 @@ class TrainerSessionWorldSizeTest {
     for (long step = from; step < to; step++) {
       Set<Integer> ranksServed = new HashSet<>();
       for (int rank = 0; rank < worldSize; rank++) {
-        Batch batch = next(ranks.get(rank));
-        assertEquals(step, batch.step());
-        assertEquals(64 / worldSize, batch.indices().length);
-        for (long index : batch.indices()) {
+        SessionStep share = next(ranks.get(rank));
+        assertEquals(step, share.step());
+        assertEquals(64 / worldSize, share.indices().length);
+        for (long index : share.indices()) {
           served.add(index);
         }
         ranksServed.add(rank);
