@@ -2,6 +2,7 @@ package org.tensorcache.node;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import java.io.IOException;
@@ -13,11 +14,14 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.Leave;
@@ -27,11 +31,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.ReplicaView;
 
-/** Two nodes in this JVM over Artery's aeron-udp transport form a cluster, fill and serve. */
+/**
+ * Two nodes in this JVM over Artery's aeron-udp transport form a cluster, answer a lookup from one
+ * node to the other's lookup actor, fill and serve.
+ */
 class AeronClusterTest {
   private static final Logger log = LoggerFactory.getLogger(AeronClusterTest.class);
 
@@ -40,7 +50,7 @@ class AeronClusterTest {
   private Path aeronDirs;
 
   @Test
-  void twoNodesOverAeronUdpFillAndServeALookupOnTheSecond() throws Exception {
+  void twoNodesOverAeronUdpAnswerARemoteLookupFillAndServeALookupOnTheSecond() throws Exception {
     SmallCache cache = new SmallCache(dir.resolve("cache"), 192, 64);
     float[][] reference = cache.reference();
     aeronDirs = Files.createTempDirectory("tensorcache-aeron-test");
@@ -56,8 +66,27 @@ class AeronClusterTest {
     assertEquals("aeron-udp", transport);
 
     ActorTestKit kit = ActorTestKit.create(second.system());
+    String id = cache.fingerprint.cacheId();
+
+    // before any fill, the second node asks the first node's lookup actor, found through the
+    // receptionist as members find one: the request and the values of its reply cross aeron-udp
+    long[] asked = {1, 70, 150, 191};
+    float[][] none = {new float[asked.length], new float[asked.length]};
+    int[] missing =
+        new ReplicaView(TensorCacheNode.get(second.system()).registry()).gather(id, asked, none);
+    assertEquals(asked.length, missing.length, "the second node holds none of the values");
+    ActorRef<LookupActor.Command> remote = lookupActorOf(kit, first);
+    assertEquals(address(first), remote.path().address(), "the first node's lookup actor");
+    TestProbe<StatusReply<LookupActor.Values>> replies = kit.createTestProbe();
+    remote.tell(new LookupActor.GetValues(id, asked, replies.ref()));
+    StatusReply<LookupActor.Values> reply = replies.receiveMessage(Duration.ofSeconds(40));
+    assertTrue(reply.isSuccess(), reply::toString);
+    assertArrayEquals(asked, reply.getValue().indices());
+    assertArrayEquals(pick(reference[0], asked), reply.getValue().values()[0]);
+    assertArrayEquals(pick(reference[1], asked), reply.getValue().values()[1]);
+
     TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
-    second.coordinator().tell(new Coordinator.StartFill(cache.fingerprint.cacheId(), acks.ref()));
+    second.coordinator().tell(new Coordinator.StartFill(id, acks.ref()));
     assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(20)));
     TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
     statuses.awaitAssert(
@@ -75,9 +104,7 @@ class AeronClusterTest {
     Batch batch =
         kit.createTestProbe()
             .awaitAssert(
-                Duration.ofSeconds(20),
-                Duration.ofMillis(200),
-                () -> client.lookup(cache.fingerprint.cacheId(), indices));
+                Duration.ofSeconds(20), Duration.ofMillis(200), () -> client.lookup(id, indices));
     assertArrayEquals(pick(reference[0], indices), batch.field("chosen_logp"));
     assertArrayEquals(pick(reference[1], indices), batch.field("rejected_logp"));
   }
@@ -125,6 +152,26 @@ class AeronClusterTest {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /** The lookup actor of {@code node}, as the receptionist of the kit's node lists it. */
+  private static ActorRef<LookupActor.Command> lookupActorOf(
+      ActorTestKit kit, NodeLauncher.Node node) {
+    TestProbe<Receptionist.Listing> listings = kit.createTestProbe();
+    return listings.awaitAssert(
+        Duration.ofSeconds(20),
+        Duration.ofMillis(200),
+        () -> {
+          kit.system()
+              .receptionist()
+              .tell(Receptionist.find(LookupActor.SERVICE_KEY, listings.ref()));
+          Set<ActorRef<LookupActor.Command>> refs =
+              listings.receiveMessage().getServiceInstances(LookupActor.SERVICE_KEY);
+          return refs.stream()
+              .filter(ref -> ref.path().address().equals(address(node)))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no lookup actor of " + address(node) + refs));
+        });
   }
 
   private static org.apache.pekko.actor.Address address(NodeLauncher.Node node) {

@@ -34,12 +34,15 @@ class BadInputTest {
 
   @TempDir Path dir;
   private ActorTestKit kit;
+  private Gate held;
 
   @Test
   void badLookupsNameTheValueAndLeaveTheCacheUnchanged() throws Exception {
     TestCache filled = new TestCache(dir.resolve("filled"), 128, 64);
+    // every forward pass of this cache waits at its closed gate until the test ends
     TestCache slow = new TestCache(dir.resolve("slow"), 64, 64);
-    slow.extraNanosPerBatch = Duration.ofSeconds(2).toNanos();
+    slow.gate.close();
+    held = slow.gate;
     kit =
         ActorTestKit.create(
             "BadInputTest",
@@ -116,6 +119,8 @@ class BadInputTest {
     var late =
         assertThrows(LookupFailedException.class, () -> client.lookup(slowId, new long[] {5}));
     assertTrue(late.getMessage().endsWith(expected), late.getMessage());
+    slow.gate.awaitHeld(1, Duration.ofSeconds(5)); // they timed out behind a held pass
+    assertEquals(0, slow.computedExamples.get(), "nothing of the slow cache was computed");
     assertEquals(
         before.get(0),
         Fills.status(kit, coordinator, filled.cacheId()),
@@ -132,6 +137,9 @@ class BadInputTest {
 
   @AfterEach
   void stop() {
+    if (held != null) {
+      held.open(); // the node stops once the held pass has returned
+    }
     if (kit != null) {
       kit.shutdownTestKit();
     }

@@ -2,6 +2,7 @@ package org.tensorcache.actors.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.channels.FileChannel;
@@ -10,11 +11,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.store.block.Block;
 
 /** Nodes leaving and joining during a fill, and a cold restart of the whole cluster. */
 class ClusterFaultTest {
@@ -42,21 +47,33 @@ class ClusterFaultTest {
   void aNodeLeavingAndANodeJoiningMidFillEndCompleteAndIdentical() throws Exception {
     TestCache cache = new TestCache(dir, 1280, 128);
     float[][] reference = cache.reference();
-    cache.extraNanosPerBatch = 300_000_000L;
+    // the fill computes 24 of its 80 micro-batches, then waits at the gate until it opens
+    int allowed = 24;
+    cache.gate.close();
+    cache.gate.allow(allowed);
     try (TestCluster cluster = new TestCluster(dir.resolve("node"), List.of(cache.definition()))) {
-      cluster.add("\"compute\", \"lookup\"");
-      cluster.add("\"compute\", \"lookup\"");
-      ActorTestKit leaving = cluster.add("\"compute\", \"lookup\"");
-      cluster.awaitUp(Duration.ofSeconds(30));
-      ClusterFillTest.startFill(cluster, cache);
-      awaitPresentAtLeast(cluster, cache, 100);
-      assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
-      cluster.leave(leaving);
-      assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
-      cluster.add("\"compute\", \"lookup\"");
-      cluster.awaitUp(Duration.ofSeconds(30));
-      ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));
-      assertServesReference(cluster, cache, reference);
+      try {
+        cluster.add("\"compute\", \"lookup\"");
+        cluster.add("\"compute\", \"lookup\"");
+        ActorTestKit leaving = cluster.add("\"compute\", \"lookup\"");
+        cluster.awaitUp(Duration.ofSeconds(30));
+        ClusterFillTest.startFill(cluster, cache);
+        cache.gate.awaitPassed(allowed, Duration.ofSeconds(60));
+        cache.gate.awaitHeld(1, Duration.ofSeconds(60)); // the rest of the fill waits
+        long computed = (long) allowed * TestCache.MICRO_BATCH;
+        awaitPresentAtLeast(cluster, cache, computed);
+        assertEquals(computed, ClusterFillTest.status(cluster, cache).present(), "held there");
+        assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
+        cluster.leave(leaving);
+        assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
+        cluster.add("\"compute\", \"lookup\"");
+        cluster.awaitUp(Duration.ofSeconds(30));
+        cache.gate.open();
+        ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));
+        assertServesReference(cluster, cache, reference);
+      } finally {
+        cache.gate.open(); // a failed test must not leave passes held while its nodes stop
+      }
     }
   }
 
@@ -79,17 +96,74 @@ class ClusterFaultTest {
       }
       assertEquals(4 * TestCache.MICRO_BATCH, cache.computedExamples.get());
 
-      // during a slow fill, lookups of ranges not reached yet are answered first
-      cache.extraNanosPerBatch = 100_000_000L;
-      ClusterFillTest.startFill(cluster, cache);
-      long[] later = {1200, 1100, 1000};
-      Batch during = client.lookup(cache.cacheId(), later);
-      assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
-      for (int i = 0; i < later.length; i++) {
-        assertEquals(reference[0][(int) later[i]], during.field("chosen_logp")[i]);
+      // the fill starts but is held at the gate; a lookup of the last micro-batch of three
+      // ranges, then one pass at a time until it is answered: the shards compute asked
+      // micro-batches ahead of their fill order, so it is answered while its ranges, and the
+      // fill, are incomplete
+      cache.gate.close();
+      try {
+        ClusterFillTest.startFill(cluster, cache);
+        cache.gate.awaitHeld(1, Duration.ofSeconds(30));
+        long[] later = {1151, 1023, 895};
+        CompletableFuture<Batch> answered =
+            client.lookupAsync(cache.cacheId(), later).toCompletableFuture();
+        long fillBatches = (cache.spec.n() - 4 * TestCache.MICRO_BATCH) / TestCache.MICRO_BATCH;
+        long start = cache.gate.passed();
+        for (int allowed = 1; !answered.isDone(); allowed++) {
+          assertTrue(allowed <= fillBatches, "the lookup is answered before the fill ends");
+          cache.gate.allow(1);
+          long passes = start + allowed;
+          trainer
+              .createTestProbe()
+              .awaitAssert(
+                  Duration.ofSeconds(30),
+                  Duration.ofMillis(20),
+                  () -> {
+                    boolean next = cache.gate.passed() >= passes && cache.gate.held() > 0;
+                    assertTrue(answered.isDone() || next, "the next pass waits at the gate");
+                    return null;
+                  });
+        }
+        Batch during = answered.get();
+        assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
+        for (int i = 0; i < later.length; i++) {
+          assertEquals(reference[0][(int) later[i]], during.field("chosen_logp")[i]);
+        }
+        assertAskedRangesIncomplete(cluster.nodes.get(0), cache, later);
+        cache.gate.open();
+        ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));
+        assertServesReference(cluster, cache, reference);
+      } finally {
+        cache.gate.open();
       }
-      ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));
-      assertServesReference(cluster, cache, reference);
+    }
+  }
+
+  /**
+   * Once the compute node's replica holds everything computed so far (nothing more is, the gate is
+   * closed), no asked index's range is complete: its last micro-batch was not computed last.
+   */
+  private static void assertAskedRangesIncomplete(
+      ActorTestKit node, TestCache cache, long[] asked) {
+    ReplicaView view = new ReplicaView(TensorCacheNode.get(node.system()).registry());
+    node.createTestProbe()
+        .awaitAssert(
+            Duration.ofSeconds(20),
+            Duration.ofMillis(100),
+            () -> {
+              long present = 0;
+              for (int r = 0; r < cache.spec.rangeCount(); r++) {
+                Block block = view.block(cache.cacheId(), r);
+                present += block == null ? 0 : block.presentCount();
+              }
+              assertEquals(cache.computedExamples.get(), present, "replica caught up");
+              return null;
+            });
+    for (long index : asked) {
+      int range = cache.spec.rangeOf(index);
+      Block block = view.block(cache.cacheId(), range);
+      assertTrue(block.isPresent(index), index + " present");
+      assertFalse(block.isComplete(), "range " + range + " complete: " + index + " came last");
     }
   }
 

@@ -2,18 +2,32 @@ package org.tensorcache.actors.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.testkit.JournalOperation;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
+import org.apache.pekko.persistence.testkit.ProcessingPolicy;
+import org.apache.pekko.persistence.testkit.ProcessingResult;
+import org.apache.pekko.persistence.testkit.ProcessingSuccess;
+import org.apache.pekko.persistence.testkit.ReadEvents;
+import org.apache.pekko.persistence.testkit.ReadSeqNum;
+import org.apache.pekko.persistence.testkit.StorageFailure;
+import org.apache.pekko.persistence.testkit.WriteEvents;
 import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,14 +37,18 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * A journal write that fails (as when a downed node's old singleton wrote the same sequence number
  * first) restarts the coordinator, which recovers from the journal and goes on: it never stays
- * stopped, which would leave the cluster without a coordinator for good.
+ * stopped, which would leave the cluster without a coordinator for good. The test sees the write
+ * fail, the supervisor log it, and the coordinator read its journal again before its next write.
  */
 class CoordinatorRestartTest {
+  private static final String COORDINATOR = "tensorcache-coordinator";
+
   @TempDir Path dir;
   private ActorTestKit kit;
 
@@ -52,16 +70,35 @@ class CoordinatorRestartTest {
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
 
-    journal.failNextPersisted("tensorcache-coordinator"); // the fill's first event fails
+    FirstWriteFails journalOps = new FirstWriteFails();
+    journal.withPolicy(journalOps); // the fill's first event fails
     TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
-    acks.awaitAssert(
-        Duration.ofSeconds(30),
-        Duration.ofMillis(500),
-        () -> {
-          coordinator.tell(new Coordinator.StartFill(definition.cacheId(), acks.ref()));
-          assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(2)));
-          return null;
-        });
+    // the supervisor logs the failed write as it restarts the coordinator
+    LoggingTestKit.error("Failed to persist event type [" + FillRequested.class.getName())
+        .withCustom(event -> event.message().contains("saw failure"))
+        .expect(
+            kit.system(),
+            () ->
+                acks.awaitAssert(
+                    Duration.ofSeconds(30),
+                    Duration.ofMillis(500),
+                    () -> {
+                      coordinator.tell(new Coordinator.StartFill(definition.cacheId(), acks.ref()));
+                      assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(2)));
+                      return null;
+                    }));
+    List<String> ops = List.copyOf(journalOps.operations);
+    int failed = ops.indexOf("failed write [FillRequested]");
+    assertTrue(failed > 0 && ops.subList(0, failed).contains("read"), "recovered, then " + ops);
+    int next = failed + 1;
+    while (next < ops.size() && !ops.get(next).startsWith("write")) {
+      next++;
+    }
+    assertTrue(
+        ops.subList(failed + 1, next).contains("read"),
+        "the coordinator read its journal again (a new incarnation recovering) before it wrote: "
+            + ops);
+    assertEquals("write [FillRequested]", ops.get(next), ops.toString());
     TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
     statuses.awaitAssert(
         Duration.ofSeconds(60),
@@ -81,6 +118,43 @@ class CoordinatorRestartTest {
     var batch = TensorCacheClient.create(kit.system()).lookup(definition.cacheId(), all);
     assertArrayEquals(reference[0], batch.field("chosen_logp"));
     assertArrayEquals(reference[1], batch.field("rejected_logp"));
+    assertEquals(
+        1,
+        journal.persistedInStorage(COORDINATOR).stream()
+            .filter(e -> e instanceof FillRequested)
+            .count(),
+        "the failed event is not in the journal, its retry is");
+    assertEquals(1, journalOps.operations.stream().filter(o -> o.startsWith("failed")).count());
+  }
+
+  /**
+   * Fails the coordinator's first event write, like a journal that refuses it, and records every
+   * journal operation of the coordinator in order: a recovery reads, a persist writes.
+   */
+  private static final class FirstWriteFails implements ProcessingPolicy<JournalOperation> {
+    final List<String> operations = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean failed = new AtomicBoolean();
+
+    @Override
+    public ProcessingResult tryProcess(String persistenceId, JournalOperation operation) {
+      if (!persistenceId.equals(COORDINATOR)) {
+        return ProcessingSuccess.getInstance();
+      }
+      if (operation instanceof WriteEvents write) {
+        String events =
+            write.getBatch().stream()
+                .map(e -> e.getClass().getSimpleName())
+                .collect(Collectors.joining(", ", "[", "]"));
+        if (failed.compareAndSet(false, true)) {
+          operations.add("failed write " + events);
+          return StorageFailure.create(new IllegalStateException("journal refuses " + events));
+        }
+        operations.add("write " + events);
+      } else if (operation instanceof ReadEvents || operation == ReadSeqNum.getInstance()) {
+        operations.add("read");
+      }
+      return ProcessingSuccess.getInstance();
+    }
   }
 
   @AfterEach

@@ -1,11 +1,14 @@
 package org.tensorcache.actors.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Array;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -16,8 +19,10 @@ import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializationExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.tensorcache.actors.WireTypes;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockDataSerializer;
+import org.tensorcache.actors.cache.PresenceData;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState;
 import org.tensorcache.actors.lookup.LookupActor;
@@ -28,19 +33,23 @@ import org.tensorcache.store.serialization.KryoSerializer;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * Every message, event and state of shards, lookups and the coordinator survives its serializer
- * with equal content: Kryo for messages, the block codec for replicated blocks.
+ * Every message, event, state and reply of shards, lookups and the coordinator survives its
+ * serializer with equal content: Kryo for messages, the block codec for replicated blocks and
+ * presence; and every such type of the module has a sample here.
  */
 class MessageSerializationTest {
   private static final ActorTestKit testKit = ActorTestKit.create();
+
+  private static final CacheSpec BLOCKS =
+      new CacheSpec("blocks", 300, List.of(FieldSpec.scalar("a"), FieldSpec.vector("v", 3)), 128);
 
   @AfterAll
   static void stop() {
     testKit.shutdownTestKit();
   }
 
-  @Test
-  void everyMessageRoundTripsThroughKryoWithEqualContent() {
+  /** One of every message, event, state and reply that Kryo writes, with edge-case values. */
+  private static List<Object> kryoSamples() {
     ActorRef<StatusReply<ShardActor.Computed>> computed =
         testKit.<StatusReply<ShardActor.Computed>>createTestProbe().ref();
     ActorRef<StatusReply<LookupActor.Values>> batches =
@@ -53,25 +62,47 @@ class MessageSerializationTest {
         new Coordinator.CacheStatus("dpo-ref-ab12", 2000, 1536, 4, 3, 2, true);
     CoordinatorState.CacheProgress progress =
         new CoordinatorState.CacheProgress("dpo-ref-ab12", true, new long[] {0b1011, 1L << 63});
-    List<Object> messages =
-        List.of(
-            ShardActor.Fill.INSTANCE,
-            new ShardActor.Compute(indices, computed),
-            new ShardActor.Computed(indices, values),
-            new LookupActor.GetValues("dpo-ref-ab12", indices, batches),
-            new LookupActor.Values(indices, values),
-            new Coordinator.StartFill("dpo-ref-ab12", acks),
-            new Coordinator.GetStatus(statuses),
-            new Coordinator.Status(new Coordinator.CacheStatus[] {cache, cache}),
-            cache,
-            CoordinatorState.empty(),
-            new CoordinatorState(new CoordinatorState.CacheProgress[] {progress}),
-            progress,
-            new CoordinatorState.FillRequested("dpo-ref-ab12"),
-            new CoordinatorState.RangePersisted("dpo-ref-ab12", 65),
-            new CoordinatorState.RangeLost("dpo-ref-ab12", 3, "crc mismatch"));
+    return List.of(
+        ShardActor.Fill.INSTANCE,
+        new ShardActor.Compute(indices, computed),
+        new ShardActor.Computed(indices, values),
+        new LookupActor.GetValues("dpo-ref-ab12", indices, batches),
+        new LookupActor.Values(indices, values),
+        new Coordinator.StartFill("dpo-ref-ab12", acks),
+        new Coordinator.RangeWritten("dpo-ref-ab12", 65),
+        new Coordinator.GetStatus(statuses),
+        new Coordinator.Status(new Coordinator.CacheStatus[] {cache, cache}),
+        cache,
+        CoordinatorState.empty(),
+        new CoordinatorState(new CoordinatorState.CacheProgress[] {progress}),
+        progress,
+        new CoordinatorState.FillRequested("dpo-ref-ab12"),
+        new CoordinatorState.RangePersisted("dpo-ref-ab12", 65),
+        new CoordinatorState.RangeLost("dpo-ref-ab12", 3, "crc mismatch"));
+  }
+
+  /** Two examples of range 2 of {@link #BLOCKS}, with infinities and a negative zero. */
+  private static Block block() {
+    Block block = Block.empty(BLOCKS, 2);
+    block.put(256, new float[][] {{-1.5f}, {1f, 2f, 3f}});
+    block.put(299, new float[][] {{Float.NEGATIVE_INFINITY}, {0f, -0f, 7f}});
+    return block;
+  }
+
+  /** One of every replicated data type that the block codec writes. */
+  private static List<Object> blockSamples() {
+    Block part = Block.empty(BLOCKS, 2);
+    part.put(260, new float[][] {{4f}, {5f, 6f, 7f}});
+    return List.of(
+        BlockData.of(block()).with(part),
+        new BlockData.Delta(part),
+        new PresenceData(new long[] {0b1011, 1L << 63, -1L, 0}));
+  }
+
+  @Test
+  void everyMessageRoundTripsThroughKryoWithEqualContent() {
     Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
-    for (Object message : messages) {
+    for (Object message : kryoSamples()) {
       assertInstanceOf(
           KryoSerializer.class, serialization.findSerializerFor(message), message::toString);
       Object copy = testKit.serializationTestKit().verifySerialization(message, false);
@@ -81,22 +112,59 @@ class MessageSerializationTest {
 
   @Test
   void blocksAndDeltasRoundTripThroughTheBlockCodec() {
-    CacheSpec spec =
-        new CacheSpec("blocks", 300, List.of(FieldSpec.scalar("a"), FieldSpec.vector("v", 3)), 128);
-    Block block = Block.empty(spec, 2);
-    block.put(256, new float[][] {{-1.5f}, {1f, 2f, 3f}});
-    block.put(299, new float[][] {{Float.NEGATIVE_INFINITY}, {0f, -0f, 7f}});
-    Block part = Block.empty(spec, 2);
-    part.put(260, new float[][] {{4f}, {5f, 6f, 7f}});
     Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
-    for (Object data : List.of(BlockData.of(block).with(part), new BlockData.Delta(part))) {
+    for (Object data : blockSamples()) {
       assertInstanceOf(BlockDataSerializer.class, serialization.findSerializerFor(data));
       Object copy = testKit.serializationTestKit().verifySerialization(data, true);
       assertNotSame(data, copy);
     }
+    Block block = block();
     BlockData copy = testKit.serializationTestKit().verifySerialization(BlockData.of(block), true);
     assertEquals(2, copy.block().presentCount());
     assertEquals(block, copy.block());
+    PresenceData presence = new PresenceData(new long[] {0b1011, 1L << 63});
+    PresenceData presenceCopy = testKit.serializationTestKit().verifySerialization(presence, true);
+    assertEquals(4, presenceCopy.count());
+    assertArrayEquals(presence.words(), presenceCopy.words());
+  }
+
+  @Test
+  void repliesToAnotherNodeRoundTripInsideAStatusReply() {
+    long[] indices = {3, 1L << 33};
+    float[][] values = {{Float.NaN, -0f}, {1f, 2f}};
+    List<StatusReply<?>> replies =
+        List.of(
+            StatusReply.success(new ShardActor.Computed(indices, values)),
+            StatusReply.success(new LookupActor.Values(indices, values)),
+            StatusReply.ack());
+    for (StatusReply<?> reply : replies) {
+      StatusReply<?> copy = testKit.serializationTestKit().verifySerialization(reply, false);
+      assertTrue(copy.isSuccess(), copy::toString);
+      assertSameContent(reply.getValue(), copy.getValue(), "StatusReply.value");
+    }
+    String error = "index 1200000 out of range [0, 1000000) for cache 'dpo-ref'";
+    StatusReply<Object> failed = StatusReply.error(error);
+    assertEquals(
+        error,
+        testKit.serializationTestKit().verifySerialization(failed, false).getError().getMessage());
+  }
+
+  /**
+   * The samples here cover every type of this module that crosses nodes (the trainer session's are
+   * in {@code TrainerSessionSerializationTest}): a new message, bound type or Kryo registration
+   * without a sample fails here.
+   */
+  @Test
+  void everyTypeThatCrossesNodesHasASampleHere() {
+    List<Object> samples = new ArrayList<>(kryoSamples());
+    samples.addAll(blockSamples());
+    WireTypes.assertCovered(
+        samples,
+        type ->
+            type.getName().startsWith("org.tensorcache.actors.")
+                && !type.getPackageName().equals("org.tensorcache.actors.session"),
+        testKit.system().settings().config(),
+        getClass().getSimpleName());
   }
 
   /** Records compared component by component, arrays element by element. */

@@ -31,7 +31,10 @@ public final class TestCache {
   final CacheSpec spec;
   final Fingerprint fingerprint;
   final AtomicLong computedExamples = new AtomicLong();
-  volatile long extraNanosPerBatch;
+
+  /** Every forward pass of this cache's runners goes through this gate; it starts open. */
+  final Gate gate = new Gate();
+
   private final Path modelDir;
   private final boolean vectors;
 
@@ -57,13 +60,16 @@ public final class TestCache {
     }
   }
 
-  /** A runner over a freshly loaded copy of the model that counts the examples it computes. */
-  ModelRunner newRunner() {
+  /**
+   * A runner over a freshly loaded copy of the model that counts the examples it computes and
+   * passes {@link #gate} before each forward pass.
+   */
+  GatedRunner newRunner() {
     try {
       TinyLm lm = TinyLm.load(modelDir);
       ModelRunner inner =
           vectors ? new HiddenMeanRunner(lm, 64, 512) : new ReferenceLogprobRunner(lm, 64, 512);
-      return new CountingRunner(inner, computedExamples, extraNanosPerBatch);
+      return new GatedRunner(inner, computedExamples, gate);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -14,6 +14,7 @@ import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.tensorcache.actors.WireTypes;
 import org.tensorcache.actors.session.TrainerSession.GetState;
 import org.tensorcache.actors.session.TrainerSession.Next;
 import org.tensorcache.actors.session.TrainerSession.Open;
@@ -35,29 +36,33 @@ class TrainerSessionSerializationTest {
     testKit.shutdownTestKit();
   }
 
-  @Test
-  void everyMessageRoundTripsThroughKryoWithAnIdOfTheSessionRange() {
+  /** One of every command, reply, event and state of a session. */
+  private static List<Object> samples() {
     TestProbe<StatusReply<Opened>> opened = testKit.createTestProbe();
     TestProbe<StatusReply<SessionStep>> steps = testKit.createTestProbe();
     TestProbe<TrainerSessionState> states = testKit.createTestProbe();
     WorldSchedule schedule = WorldSchedule.of(0, 4).from(6, 2).from(10, 8);
     Opened state = new Opened(SessionTesting.RUN, 2, schedule, 17);
     SessionStep served = new SessionStep(17, 1, new long[] {5, 999, 0, 1L << 40});
-    List<Object> messages =
-        List.of(
-            new Open(SessionTesting.RUN, 8, 2, 10, opened.ref()),
-            new Next(steps.ref()),
-            new ResumeFrom(4, opened.ref()),
-            new GetState(states.ref()),
-            SessionTesting.RUN,
-            served,
-            new SessionOpened(SessionTesting.RUN, 2, 0, 4),
-            new Reopened(10, 8),
-            new ResumedFrom(4),
-            new StepServed(16),
-            Unopened.INSTANCE,
-            state,
-            schedule);
+    return List.of(
+        new Open(SessionTesting.RUN, 8, 2, 10, opened.ref()),
+        new Next(steps.ref()),
+        new ResumeFrom(4, opened.ref()),
+        new GetState(states.ref()),
+        SessionTesting.RUN,
+        served,
+        new SessionOpened(SessionTesting.RUN, 2, 0, 4),
+        new Reopened(10, 8),
+        new ResumedFrom(4),
+        new StepServed(16),
+        Unopened.INSTANCE,
+        state,
+        schedule);
+  }
+
+  @Test
+  void everyMessageRoundTripsThroughKryoWithAnIdOfTheSessionRange() {
+    List<Object> messages = samples();
     Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
     for (Object message : messages) {
       assertEquals(message, testKit.serializationTestKit().verifySerialization(message, true));
@@ -81,6 +86,16 @@ class TrainerSessionSerializationTest {
     assertEquals(
         "world size 3 does not divide global batch 64",
         testKit.serializationTestKit().verifySerialization(error, false).getError().getMessage());
+  }
+
+  /** A new session message, or a Kryo registration of the package, without a sample fails here. */
+  @Test
+  void everySessionTypeThatCrossesNodesHasASampleHere() {
+    WireTypes.assertCovered(
+        samples(),
+        type -> type.getPackageName().equals(TrainerSession.class.getPackageName()),
+        testKit.system().settings().config(),
+        getClass().getSimpleName());
   }
 
   @Test

@@ -1,0 +1,76 @@
+package org.tensorcache.actors.cluster;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.tensorcache.model.data.Example;
+import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.model.spec.FieldSpec;
+
+/**
+ * A real runner whose forward passes go through a {@link Gate} the test holds, that counts the
+ * examples it computed, and that records whether it was closed while a pass was running.
+ */
+final class GatedRunner implements ModelRunner {
+  private final ModelRunner inner;
+  private final AtomicLong count;
+  private final Gate gate;
+  private final AtomicInteger running = new AtomicInteger();
+  final CountDownLatch closed = new CountDownLatch(1);
+  final AtomicBoolean closedWhileRunning = new AtomicBoolean();
+
+  GatedRunner(ModelRunner inner, AtomicLong count, Gate gate) {
+    this.inner = inner;
+    this.count = count;
+    this.gate = gate;
+  }
+
+  @Override
+  public RunnerOutput run(List<? extends Example> batch) {
+    running.incrementAndGet();
+    try {
+      gate.pass();
+      RunnerOutput out = inner.run(batch);
+      count.addAndGet(batch.size());
+      return out;
+    } finally {
+      running.decrementAndGet();
+    }
+  }
+
+  @Override
+  public void close() {
+    closedWhileRunning.compareAndSet(false, running.get() > 0);
+    inner.close();
+    closed.countDown();
+  }
+
+  @Override
+  public String id() {
+    return inner.id();
+  }
+
+  @Override
+  public String version() {
+    return inner.version();
+  }
+
+  @Override
+  public List<FieldSpec> fields() {
+    return inner.fields();
+  }
+
+  @Override
+  public String weightsDigest() {
+    return inner.weightsDigest();
+  }
+
+  @Override
+  public Map<String, String> parameters() {
+    return inner.parameters();
+  }
+}
