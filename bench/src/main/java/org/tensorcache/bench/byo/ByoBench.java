@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.Files2;
-import org.tensorcache.cli.JobDefinitions;
+import org.tensorcache.launch.JobDefinitions;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.Truncation;
