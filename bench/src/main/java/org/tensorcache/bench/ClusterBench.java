@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.Example;

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.bench.Files2;
+import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.launch.JobDefinitions;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedPreference;

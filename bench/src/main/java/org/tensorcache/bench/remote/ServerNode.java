@@ -16,7 +16,7 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.lookup.LookupActor;
-import org.tensorcache.bench.SyntheticRunner;
+import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.NodeLauncher;
 

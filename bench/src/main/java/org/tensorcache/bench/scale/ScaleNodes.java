@@ -17,7 +17,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.bench.SyntheticRunner;
+import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.ExampleSet;
