@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.cli.ClusterFill;
+import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
@@ -19,7 +21,6 @@ import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.model.text.ByteTokenizer;
-import org.tensorcache.node.NodeLauncher;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 

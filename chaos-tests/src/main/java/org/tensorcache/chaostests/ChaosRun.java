@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.cli.JobDefinitions;
+import org.tensorcache.launch.JobDefinitions;
 
 /**
  * A chaos run: episodes of a fill on three node processes with faults from a seeded schedule, then

@@ -15,7 +15,7 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.launch.NodeLauncher;
 
 /**
  * A cluster member in this JVM with role {@code lookup} and the cache registered: it asks the

@@ -12,8 +12,8 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
-import org.tensorcache.cli.JobDefinitions;
-import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.launch.JobDefinitions;
+import org.tensorcache.launch.NodeLauncher;
 
 /**
  * A trainer process of a chaos run: a cluster member with role {@code trainer} that opens rank 0 of

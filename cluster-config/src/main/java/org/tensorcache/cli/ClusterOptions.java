@@ -2,6 +2,7 @@ package org.tensorcache.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.tensorcache.launch.HostPort;
 import picocli.CommandLine.Option;
 
 /** How a command reaches the cluster: seed nodes, own host, transport and journal profiles. */

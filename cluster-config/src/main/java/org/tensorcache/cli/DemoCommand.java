@@ -10,8 +10,11 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.session.Sampler;
+import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.Job;
+import org.tensorcache.launch.JobOptions;
+import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.lm.TinyLm;
-import org.tensorcache.node.NodeLauncher;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
 import org.tensorcache.store.segment.SegmentStore;
@@ -88,7 +91,7 @@ final class DemoCommand implements Callable<Integer> {
             prepared.data(), prepared.cacheDir().resolve("trainer-checkpoint"), checkpointEvery);
     String runId = "demo-" + System.currentTimeMillis();
     NodeLauncher.Node node =
-        NodeLauncher.startLocal(job.dataDir, List.of(prepared.definition()), START);
+        NodeLauncher.startLocal(job.dataDir(), List.of(prepared.definition()), START);
     try {
       long t0 = System.nanoTime();
       Coordinator.CacheStatus status =
@@ -116,7 +119,7 @@ final class DemoCommand implements Callable<Integer> {
         preemptAt, dpo.checkpointStep);
     r.resumedAt = dpo.checkpointStep;
     int servedBeforeRestart = dpo.served.size();
-    node = NodeLauncher.startLocal(job.dataDir, List.of(prepared.definition()), START);
+    node = NodeLauncher.startLocal(job.dataDir(), List.of(prepared.definition()), START);
     try (TinyLm checkpoint = dpo.lastCheckpoint()) {
       TensorCacheClient client = TensorCacheClient.create(node.system());
       var session = DpoDemo.session(client, cacheId, runId, seed, batchSize);

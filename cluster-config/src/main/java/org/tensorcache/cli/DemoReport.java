@@ -1,5 +1,7 @@
 package org.tensorcache.cli;
 
+import org.tensorcache.launch.Job;
+
 /** The figures of one demo run and its closing line. */
 final class DemoReport {
   final long examples;

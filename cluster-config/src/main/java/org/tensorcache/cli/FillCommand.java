@@ -3,6 +3,10 @@ package org.tensorcache.cli;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.launch.ClientNode;
+import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.Job;
+import org.tensorcache.launch.JobOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -42,7 +46,11 @@ final class FillCommand implements Callable<Integer> {
     String cacheId = prepared.definition().cacheId();
     try (ClientNode client =
         ClientNode.join(
-            cluster, cluster.seeds(StatusCommand.DEFAULT_SEEDS), job.dataDir, timeout)) {
+            cluster.host,
+            cluster.profiles(),
+            cluster.seeds(StatusCommand.DEFAULT_SEEDS),
+            job.dataDir(),
+            timeout)) {
       Coordinator.CacheStatus first =
           ClusterFill.status(client.node().system(), client.node().coordinator(), cacheId);
       long t0 = System.nanoTime();

@@ -2,6 +2,8 @@ package org.tensorcache.cli;
 
 import java.io.IOException;
 import me.tongfei.progressbar.ProgressBar;
+import org.tensorcache.launch.Job;
+import org.tensorcache.launch.Progress;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.store.segment.SegmentStore;

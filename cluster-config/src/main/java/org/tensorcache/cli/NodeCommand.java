@@ -13,7 +13,10 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.launch.HostPort;
+import org.tensorcache.launch.Job;
+import org.tensorcache.launch.JobOptions;
+import org.tensorcache.launch.NodeLauncher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -75,7 +78,7 @@ final class NodeCommand implements Callable<Integer> {
     if (lookupPort != null) {
       overrides.put("tensorcache.lookup.endpoint.port", lookupPort);
     }
-    Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir);
+    Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir());
     NodeLauncher.Node node = NodeLauncher.start(config, List.of(prepared.definition()));
     ActorSystem<Void> system = node.system();
     Signal.handle(

@@ -6,6 +6,9 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.pekko.cluster.Member;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.launch.ClientNode;
+import org.tensorcache.launch.HostPort;
+import org.tensorcache.launch.JobOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -33,7 +36,12 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     Duration timeout = Duration.ofSeconds(timeoutSeconds);
     try (ClientNode client =
-        ClientNode.join(cluster, cluster.seeds(DEFAULT_SEEDS), job.dataDir, timeout)) {
+        ClientNode.join(
+            cluster.host,
+            cluster.profiles(),
+            cluster.seeds(DEFAULT_SEEDS),
+            job.dataDir(),
+            timeout)) {
       Coordinator.Status status = client.status(timeout);
       print(client.members(), status);
     }

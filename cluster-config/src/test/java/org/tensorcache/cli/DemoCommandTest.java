@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.launch.Job;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;

@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.tensorcache.bench.Files2;
+import org.tensorcache.bench.fixture.Files2;
 
 /**
  * The benchmark's seeded Llama and preference data set, made once by {@code

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.bench.Charts;
-import org.tensorcache.bench.Results;
+import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Results;
 
 /**
  * The part's figures as they come in; prints the table with the ratios and targets and the value

@@ -15,12 +15,12 @@ import java.util.stream.LongStream;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.cli.ClusterFill;
+import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.runner.ModelRunner;
-import org.tensorcache.node.NodeLauncher;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 

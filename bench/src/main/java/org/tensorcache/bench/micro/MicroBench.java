@@ -14,7 +14,7 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
-import org.tensorcache.bench.Results;
+import org.tensorcache.bench.report.Results;
 
 /**
  * The JMH micro benchmarks (block merge, segment codec in memory, lookup-reply serialization), each

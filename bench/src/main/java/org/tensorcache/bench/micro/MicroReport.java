@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.RunResult;
-import org.tensorcache.bench.Charts;
+import org.tensorcache.bench.report.Charts;
 
 /** Turns JMH results into rows (each figure beside its reference), tables and charts. */
 final class MicroReport {

@@ -8,8 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.bench.Results;
-import org.tensorcache.bench.SyntheticRunner;
+import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.bench.report.Results;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.store.spec.CacheSpec;
@@ -97,7 +97,7 @@ public final class RemoteBench {
         ClientProcess client =
             new ClientProcess(fp.cacheId(), redis, dir.resolve("client"), quick)) {
       for (String transport : transports) {
-        Path phase = org.tensorcache.bench.Files2.fresh(dir.resolve(transport));
+        Path phase = org.tensorcache.bench.fixture.Files2.fresh(dir.resolve(transport));
         CacheDefinition definition =
             new CacheDefinition(
                 spec, fp, data, () -> new SyntheticRunner(SEED), phase.resolve("segments"), 64);

@@ -20,8 +20,8 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupActor;
-import org.tensorcache.bench.SyntheticRunner;
-import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.launch.NodeLauncher;
 import redis.clients.jedis.Jedis;
 
 /**

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.bench.Charts;
+import org.tensorcache.bench.report.Charts;
 
 /** The table, the targets and the chart of the remote benchmark's rows. */
 final class RemoteReport {

@@ -16,9 +16,9 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.lookup.LookupActor;
-import org.tensorcache.bench.SyntheticRunner;
-import org.tensorcache.cli.ClusterFill;
-import org.tensorcache.node.NodeLauncher;
+import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.NodeLauncher;
 
 /**
  * An embedded TensorCache node (every role, a cluster of itself) over one Artery transport, its

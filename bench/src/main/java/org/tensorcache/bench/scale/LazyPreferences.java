@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.AbstractList;
 import java.util.Objects;
 import java.util.RandomAccess;
-import org.tensorcache.bench.SyntheticRunner;
+import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 

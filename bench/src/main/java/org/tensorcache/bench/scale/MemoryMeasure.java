@@ -45,7 +45,7 @@ final class MemoryMeasure {
    */
   static Map<String, Object> measure(Path dir, int n, Map<String, Object> overrides)
       throws Exception {
-    org.tensorcache.bench.Files2.fresh(dir);
+    org.tensorcache.bench.fixture.Files2.fresh(dir);
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("examples", n);
     r.put("floats", 2L * n);

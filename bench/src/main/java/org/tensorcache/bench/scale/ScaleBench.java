@@ -6,8 +6,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.bench.Charts;
-import org.tensorcache.bench.Results;
+import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Results;
 
 /**
  * Memory and scaling of the cache with a synthetic runner, so that the figures are the cache's own:

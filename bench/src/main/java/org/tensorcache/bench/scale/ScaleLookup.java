@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.bench.SyntheticRunner;
+import org.tensorcache.bench.fixture.SyntheticRunner;
 
 /**
  * A trainer's lookup of {@link #BATCH} random indices from the warm near replica ({@code lookup},

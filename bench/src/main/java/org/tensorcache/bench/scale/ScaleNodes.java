@@ -18,10 +18,10 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.replica.ReplicaView;
-import org.tensorcache.bench.SyntheticRunner;
-import org.tensorcache.cli.ClusterFill;
+import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.node.NodeLauncher;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 

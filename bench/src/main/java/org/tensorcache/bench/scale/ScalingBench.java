@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.bench.SyntheticRunner;
+import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.RunnerOutput;
 
@@ -41,7 +41,7 @@ final class ScalingBench {
   private static Map<String, Object> one(
       Path work, int n, int nodes, boolean quick, double runnerAlone) throws Exception {
     String name = "scale-n" + n + "-k" + nodes;
-    Path dir = org.tensorcache.bench.Files2.fresh(work.resolve(name));
+    Path dir = org.tensorcache.bench.fixture.Files2.fresh(work.resolve(name));
     CacheDefinition def = ScaleNodes.definition(dir, name, n);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("case", nodes == 1 ? "N=" + ScaleTable.count(n) : nodes + " nodes, N=1M");

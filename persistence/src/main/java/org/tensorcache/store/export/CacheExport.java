@@ -1,8 +1,8 @@
 package org.tensorcache.store.export;
 
-import static org.tensorcache.store.segment.SafetensorsHeader.crcHex;
-import static org.tensorcache.store.segment.SafetensorsHeader.expect;
-import static org.tensorcache.store.segment.SafetensorsHeader.reject;
+import static org.tensorcache.store.segment.SafetensorsChecks.expect;
+import static org.tensorcache.store.segment.SafetensorsChecks.reject;
+import static org.tensorcache.store.segment.SafetensorsWriter.crcHex;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,7 +21,10 @@ import java.util.Map;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.DataRegionReader;
-import org.tensorcache.store.segment.SafetensorsHeader;
+import org.tensorcache.store.segment.SafetensorsChecks;
+import org.tensorcache.store.segment.SafetensorsJson;
+import org.tensorcache.store.segment.SafetensorsReader;
+import org.tensorcache.store.segment.SafetensorsWriter;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
 import org.tensorcache.store.segment.TensorInfo;
@@ -70,7 +73,7 @@ public final class CacheExport {
     }
     List<TensorInfo> tensors = tensors(spec);
     Map<String, String> meta = metadata(spec, fingerprint, crcHex(0));
-    SafetensorsHeader.writeFile(
+    SafetensorsWriter.writeFile(
         file,
         tensors,
         meta,
@@ -115,9 +118,9 @@ public final class CacheExport {
     List<TensorInfo> tensors = tensors(spec);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = ch.size();
-      byte[] header = SafetensorsHeader.read(file, ch, size);
-      ObjectNode root = SafetensorsHeader.parse(file, header);
-      Map<String, String> meta = SafetensorsHeader.metadata(file, root, KEYS);
+      byte[] header = SafetensorsReader.read(file, ch, size);
+      ObjectNode root = SafetensorsJson.parse(file, header);
+      Map<String, String> meta = SafetensorsChecks.metadata(file, root, KEYS);
       Map<String, String> want = metadata(spec, expected, meta.get("crc32c"));
       expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
       expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
@@ -125,11 +128,11 @@ public final class CacheExport {
       for (String key : List.of("n", "range_size", "fields")) {
         expect(file, Reason.SHAPE_MISMATCH, key, meta, want.get(key));
       }
-      SafetensorsHeader.checkCrcSyntax(file, meta.get("crc32c"));
-      SafetensorsHeader.checkTensors(file, root, tensors);
-      SafetensorsHeader.checkCanonical(file, header, tensors, meta);
-      long dataLength = SafetensorsHeader.dataLength(tensors);
-      SafetensorsHeader.checkFileSize(file, size, header.length, dataLength);
+      SafetensorsChecks.checkCrcSyntax(file, meta.get("crc32c"));
+      SafetensorsChecks.checkTensors(file, root, tensors);
+      SafetensorsChecks.checkCanonical(file, header, tensors, meta);
+      long dataLength = TensorInfo.dataLength(tensors);
+      SafetensorsChecks.checkFileSize(file, size, header.length, dataLength);
 
       DataRegionReader in = new DataRegionReader(ch, 8L + header.length, dataLength);
       int ranges = spec.rangeCount();

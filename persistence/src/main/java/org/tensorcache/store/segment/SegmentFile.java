@@ -1,8 +1,8 @@
 package org.tensorcache.store.segment;
 
-import static org.tensorcache.store.segment.SafetensorsHeader.crcHex;
-import static org.tensorcache.store.segment.SafetensorsHeader.expect;
-import static org.tensorcache.store.segment.SafetensorsHeader.reject;
+import static org.tensorcache.store.segment.SafetensorsChecks.expect;
+import static org.tensorcache.store.segment.SafetensorsChecks.reject;
+import static org.tensorcache.store.segment.SafetensorsWriter.crcHex;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.EOFException;
@@ -56,7 +56,7 @@ public final class SegmentFile {
     List<TensorInfo> tensors = tensors(spec, block.range());
     Map<String, String> meta =
         metadata(fingerprint, block.spec(), block.range(), block.presentCount());
-    SafetensorsHeader.writeTo(
+    SafetensorsWriter.writeTo(
         ch,
         tensors,
         meta,
@@ -117,12 +117,12 @@ public final class SegmentFile {
       ByteBuffer whole = size <= WHOLE_FILE_BYTES ? readWhole(ch, (int) size) : null;
       byte[] header =
           whole != null
-              ? SafetensorsHeader.read(file, whole)
-              : SafetensorsHeader.read(file, ch, size);
-      long dataLength = SafetensorsHeader.dataLength(tensors);
+              ? SafetensorsReader.read(file, whole)
+              : SafetensorsReader.read(file, ch, size);
+      long dataLength = TensorInfo.dataLength(tensors);
       if (size != 8L + header.length + dataLength) {
         checkHeader(file, header, tensors, spec, expected, range); // names what is wrong first
-        SafetensorsHeader.checkFileSize(file, size, header.length, dataLength);
+        SafetensorsChecks.checkFileSize(file, size, header.length, dataLength);
       }
       int length = spec.rangeLength(range);
       long dataStart = 8L + header.length;
@@ -145,7 +145,7 @@ public final class SegmentFile {
       // the header this writer makes for what was read; byte equality checks every key at once
       Map<String, String> meta = metadata(expected, spec, range, count);
       meta.put("crc32c", crcHex(in.crc32c()));
-      if (!java.util.Arrays.equals(header, SafetensorsHeader.encode(tensors, meta))) {
+      if (!java.util.Arrays.equals(header, SafetensorsJson.encode(tensors, meta))) {
         Map<String, String> found = checkHeader(file, header, tensors, spec, expected, range);
         expect(file, Reason.BAD_CHECKSUM, "crc32c", found, meta.get("crc32c"));
         expect(file, Reason.BAD_HEADER, "present", found, Integer.toString(count));
@@ -183,16 +183,16 @@ public final class SegmentFile {
       CacheSpec spec,
       Fingerprint expected,
       int range) {
-    ObjectNode root = SafetensorsHeader.parse(file, header);
-    Map<String, String> meta = SafetensorsHeader.metadata(file, root, KEYS);
+    ObjectNode root = SafetensorsJson.parse(file, header);
+    Map<String, String> meta = SafetensorsChecks.metadata(file, root, KEYS);
     expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
     expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
     expect(file, Reason.FOREIGN_FINGERPRINT, "cache_id", meta, expected.cacheId());
     expect(file, Reason.WRONG_RANGE, "range", meta, Integer.toString(range));
     expect(file, Reason.WRONG_RANGE, "start", meta, Long.toString(spec.rangeStart(range)));
     expect(file, Reason.WRONG_RANGE, "length", meta, Integer.toString(spec.rangeLength(range)));
-    SafetensorsHeader.checkCrcSyntax(file, meta.get("crc32c"));
-    SafetensorsHeader.checkTensors(file, root, tensors);
+    SafetensorsChecks.checkCrcSyntax(file, meta.get("crc32c"));
+    SafetensorsChecks.checkTensors(file, root, tensors);
     return meta;
   }
 

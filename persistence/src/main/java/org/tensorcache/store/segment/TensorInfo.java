@@ -1,6 +1,7 @@
 package org.tensorcache.store.segment;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One tensor entry of a safetensors header, as this project writes it.
@@ -23,6 +24,15 @@ public record TensorInfo(String name, String dtype, long[] shape) {
       elements = Math.multiplyExact(elements, d);
     }
     return Math.multiplyExact(elements, elementBytes(dtype));
+  }
+
+  /** Total bytes of the data region of {@code tensors}, stored one after another. */
+  public static long dataLength(List<TensorInfo> tensors) {
+    long total = 0;
+    for (TensorInfo t : tensors) {
+      total = Math.addExact(total, t.byteLength());
+    }
+    return total;
   }
 
   @Override

@@ -1,4 +1,4 @@
-package org.tensorcache.cli;
+package org.tensorcache.launch;
 
 import java.time.temporal.ChronoUnit;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
@@ -7,10 +7,11 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
 /** Progress bars with rate and ETA; one line per update when the output is not a terminal. */
-final class Progress {
+public final class Progress {
   private Progress() {}
 
-  static ProgressBar examples(String task, long total) {
+  /** A bar counting examples of {@code task} up to {@code total}. */
+  public static ProgressBar examples(String task, long total) {
     ProgressBarBuilder builder =
         new ProgressBarBuilder()
             .setTaskName(task)

@@ -1,4 +1,4 @@
-package org.tensorcache.node;
+package org.tensorcache.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,12 +1,12 @@
-package org.tensorcache.cli;
+package org.tensorcache.launch;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** A {@code host:port} of a cluster member, as given on the command line. */
-record HostPort(String host, int port) {
+public record HostPort(String host, int port) {
   /** Checks the parts; {@code port} must be 1..65535. */
-  HostPort {
+  public HostPort {
     if (host.isBlank()) {
       throw new IllegalArgumentException("empty host, expected a name or an IP address");
     }
@@ -14,7 +14,7 @@ record HostPort(String host, int port) {
   }
 
   /** Parses {@code text}, e.g. {@code 10.0.0.5:25520}; {@code what} names it in errors. */
-  static HostPort parse(String text, String what) {
+  public static HostPort parse(String text, String what) {
     int colon = text.lastIndexOf(':');
     if (colon <= 0 || colon == text.length() - 1) {
       throw new IllegalArgumentException(
@@ -32,7 +32,7 @@ record HostPort(String host, int port) {
   }
 
   /** Parses a comma-separated list; blank gives an empty list. */
-  static List<HostPort> parseList(String text, String what) {
+  public static List<HostPort> parseList(String text, String what) {
     List<HostPort> out = new ArrayList<>();
     if (text == null || text.isBlank()) {
       return out;
@@ -44,7 +44,7 @@ record HostPort(String host, int port) {
   }
 
   /** Throws naming {@code port} unless it is 1..65535. */
-  static void checkPort(int port, String what) {
+  public static void checkPort(int port, String what) {
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException(what + " " + port + " out of range, expected 1..65535");
     }

@@ -1,4 +1,4 @@
-package org.tensorcache.bench;
+package org.tensorcache.bench.report;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package org.tensorcache.bench;
+package org.tensorcache.bench.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class SafetensorsHeaderTest {
+class SafetensorsJsonTest {
   private static final List<TensorInfo> TENSORS =
       List.of(
           new TensorInfo("chosen_logp", "F32", new long[] {1024}),
@@ -28,7 +28,7 @@ class SafetensorsHeaderTest {
       Map<String, String> meta = new LinkedHashMap<>();
       meta.put("format", v);
       meta.put("k" + v.length(), "x");
-      assertArrayEquals(padded(SafetensorsHeader.jacksonJson(TENSORS, meta)), encode(meta), v);
+      assertArrayEquals(padded(SafetensorsJson.jacksonJson(TENSORS, meta)), encode(meta), v);
     }
   }
 
@@ -36,7 +36,7 @@ class SafetensorsHeaderTest {
   void stringsThatNeedEscapesGoThroughJackson() {
     for (String v : List.of("quote\"d", "back\\slash", "tab\there", "caf\u00e9", "\u2028")) {
       Map<String, String> meta = Map.of("name", v);
-      byte[] jackson = padded(SafetensorsHeader.jacksonJson(TENSORS, meta));
+      byte[] jackson = padded(SafetensorsJson.jacksonJson(TENSORS, meta));
       assertArrayEquals(jackson, encode(meta), v);
       String text = new String(jackson, StandardCharsets.UTF_8).trim();
       assertEquals('}', text.charAt(text.length() - 1));
@@ -44,7 +44,7 @@ class SafetensorsHeaderTest {
   }
 
   private static byte[] encode(Map<String, String> meta) {
-    return SafetensorsHeader.encode(TENSORS, meta);
+    return SafetensorsJson.encode(TENSORS, meta);
   }
 
   private static byte[] padded(byte[] json) {

@@ -1,4 +1,4 @@
-package org.tensorcache.cli;
+package org.tensorcache.launch;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,30 +17,32 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.node.NodeLauncher;
 
 /**
  * A short-lived member with no roles that joins through the seeds, asks the coordinator and leaves:
  * what {@code status} and {@code fill} run on.
  */
-final class ClientNode implements AutoCloseable {
+public final class ClientNode implements AutoCloseable {
   private final NodeLauncher.Node node;
 
   private ClientNode(NodeLauncher.Node node) {
     this.node = node;
   }
 
-  /** Joins the cluster at {@code seeds}, or fails naming them once {@code within} has passed. */
-  static ClientNode join(
-      ClusterOptions options, List<HostPort> seeds, Path dataDir, Duration within) {
+  /**
+   * Joins the cluster at {@code seeds} as {@code host} with the configuration {@code profiles}, or
+   * fails naming the seeds once {@code within} has passed.
+   */
+  public static ClientNode join(
+      String host, List<String> profiles, List<HostPort> seeds, Path dataDir, Duration within) {
     Map<String, Object> overrides =
         new HashMap<>(
             NodeLauncher.clusterOverrides(
-                options.host, 0, seeds.stream().map(HostPort::toString).toList(), List.of()));
+                host, 0, seeds.stream().map(HostPort::toString).toList(), List.of()));
     overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
     overrides.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
     NodeLauncher.Node node =
-        NodeLauncher.startClient(NodeLauncher.config(options.profiles(), overrides, dataDir));
+        NodeLauncher.startClient(NodeLauncher.config(profiles, overrides, dataDir));
     try {
       NodeLauncher.whenUp(node.system())
           .toCompletableFuture()
@@ -62,12 +64,12 @@ final class ClientNode implements AutoCloseable {
   }
 
   /** The member's ActorSystem and coordinator proxy. */
-  NodeLauncher.Node node() {
+  public NodeLauncher.Node node() {
     return node;
   }
 
   /** The other members (not this one), as this member sees them. */
-  List<Member> members() {
+  public List<Member> members() {
     Cluster cluster = Cluster.get(node.system());
     List<Member> out = new ArrayList<>();
     for (Member m : cluster.state().getMembers()) {
@@ -79,7 +81,7 @@ final class ClientNode implements AutoCloseable {
   }
 
   /** The coordinator's status of every cache. */
-  Coordinator.Status status(Duration within) {
+  public Coordinator.Status status(Duration within) {
     return ask(Coordinator.GetStatus::new, within, "status");
   }
 

@@ -1,4 +1,4 @@
-package org.tensorcache.cli;
+package org.tensorcache.launch;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,4 +1,4 @@
-package org.tensorcache.node;
+package org.tensorcache.launch;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;

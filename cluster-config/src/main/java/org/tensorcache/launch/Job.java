@@ -1,4 +1,4 @@
-package org.tensorcache.cli;
+package org.tensorcache.launch;
 
 import java.nio.file.Path;
 import org.tensorcache.actors.cache.CacheDefinition;
@@ -7,7 +7,7 @@ import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
 /** A prepared cache job: the data set, the cache's spec and fingerprint, and where it lives. */
-record Job(
+public record Job(
     ExampleSet data,
     CacheSpec spec,
     Fingerprint fingerprint,

@@ -1,4 +1,4 @@
-package org.tensorcache.cli;
+package org.tensorcache.launch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -24,7 +24,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** What decides a cache: data set, model and layout; makes the seeded ones when missing. */
-final class JobOptions {
+public final class JobOptions {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -105,6 +105,11 @@ final class JobOptions {
       description = "Cache name (default: ${DEFAULT-VALUE}).")
   String cacheName;
 
+  /** Where data sets, models and caches live ({@code --data-dir}). */
+  public Path dataDir() {
+    return dataDir;
+  }
+
   /** The data set: the given file, or the seeded synthetic one (made when missing). */
   ExampleSet dataset() throws IOException {
     Path file = dataset;
@@ -137,7 +142,7 @@ final class JobOptions {
   }
 
   /** Where the reference model of these sizes and seed is saved. */
-  Path modelDir() {
+  public Path modelDir() {
     return dataDir
         .resolve("models")
         .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", embed, hidden, layers, modelSeed));
@@ -156,7 +161,7 @@ final class JobOptions {
    * Makes or loads the data set and the model and derives the cache: spec, fingerprint, and the
    * definition a node registers (its runners load the saved model, one per compute thread).
    */
-  Job prepare() throws IOException {
+  public Job prepare() throws IOException {
     if (userModel.given()) {
       return userModel.prepare(this);
     }

@@ -1,0 +1,5 @@
+/**
+ * The {@code tensorcache} command line: its picocli commands ({@code demo}, {@code node}, {@code
+ * status}, {@code fill}) and what only they use, built on {@link org.tensorcache.launch}.
+ */
+package org.tensorcache.cli;

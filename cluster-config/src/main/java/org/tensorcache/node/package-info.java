@@ -1,4 +1,0 @@
-/**
- * Starting TensorCache nodes: configuration profiles, the embedded single-JVM node, cluster nodes.
- */
-package org.tensorcache.node;

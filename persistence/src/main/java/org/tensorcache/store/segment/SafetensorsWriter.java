@@ -1,0 +1,68 @@
+package org.tensorcache.store.segment;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.tensorcache.store.io.AtomicFiles;
+import org.tensorcache.store.io.DataRegionWriter;
+
+/**
+ * Writes a safetensors file: the data region streamed first, then the length prefix and the
+ * canonical header in front of it, carrying the data's CRC32C in the metadata key {@code crc32c}.
+ */
+public final class SafetensorsWriter {
+  private SafetensorsWriter() {}
+
+  /** Streams a file's data region; the writer keeps its CRC32C. */
+  @FunctionalInterface
+  public interface DataWriter {
+    /** Writes every tensor's bytes, in header order, to {@code out}. */
+    void write(DataRegionWriter out) throws IOException;
+  }
+
+  /**
+   * Writes a safetensors file crash-safely (temp file, fsync, rename, directory fsync): {@code
+   * data} streams the data region, then the header goes in front of it with the data's CRC32C in
+   * the metadata key {@code crc32c}. The CRC is fixed-width hex, so the header's length is known
+   * before the data is written.
+   */
+  public static void writeFile(
+      Path file, List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data)
+      throws IOException {
+    AtomicFiles.write(file, ch -> writeTo(ch, tensors, metadata, data));
+  }
+
+  /** Writes the same bytes as {@link #writeFile} to {@code ch} from position 0, as they come. */
+  public static void writeTo(
+      FileChannel ch, List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data)
+      throws IOException {
+    Map<String, String> meta = new LinkedHashMap<>(metadata);
+    meta.put("crc32c", crcHex(0));
+    int headerLength = SafetensorsJson.encode(tensors, meta).length;
+    var out = new DataRegionWriter(ch, 8L + headerLength, TensorInfo.dataLength(tensors));
+    data.write(out);
+    out.flush();
+    meta.put("crc32c", crcHex(out.crc32c()));
+    writePrefixAndHeader(ch, SafetensorsJson.encode(tensors, meta));
+  }
+
+  /** A CRC32C as 8 lowercase hex digits, the form of the {@code crc32c} metadata value. */
+  public static String crcHex(int crc) {
+    return String.format("%08x", crc);
+  }
+
+  /** Writes the length prefix and {@code header} at the start of the file. */
+  private static void writePrefixAndHeader(FileChannel ch, byte[] header) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(8 + header.length).order(ByteOrder.LITTLE_ENDIAN);
+    buf.putLong(header.length).put(header).flip();
+    long pos = 0;
+    while (buf.hasRemaining()) {
+      pos += ch.write(buf, pos);
+    }
+  }
+}
