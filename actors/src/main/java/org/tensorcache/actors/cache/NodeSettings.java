@@ -7,6 +7,7 @@ import java.time.Duration;
 public record NodeSettings(
     Duration lookupTimeout,
     Duration lookupRetryAfter,
+    Duration lookupMaxWait,
     int maxBatch,
     int maxReplyBytes,
     Duration coordinatorTick,
@@ -20,6 +21,7 @@ public record NodeSettings(
     return new NodeSettings(
         c.getDuration("lookup.timeout"),
         c.getDuration("lookup.retry-after"),
+        c.getDuration("lookup.max-wait"),
         c.getInt("lookup.max-batch"),
         (int) c.getBytes("lookup.max-reply-bytes").longValue(),
         c.getDuration("coordinator.tick"),

@@ -68,7 +68,7 @@ public final class LocalLookup implements Extension {
     if (g.missing.length == 0) {
       return; // the common case: a memory gather on this thread, no future
     }
-    Duration wait = settings.lookupTimeout().plusSeconds(1);
+    Duration wait = settings.lookupMaxWait().plusSeconds(1);
     try {
       fetchMissing(g).toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -121,7 +121,7 @@ public final class LocalLookup implements Extension {
     return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
             actor,
             replyTo -> new LookupActor.GetValues(g.cacheId(), wanted, replyTo),
-            settings.lookupTimeout().plusMillis(500),
+            settings.lookupMaxWait().plusMillis(500),
             system.scheduler())
         .handle(
             (found, failure) -> {

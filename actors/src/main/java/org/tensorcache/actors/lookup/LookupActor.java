@@ -3,9 +3,11 @@ package org.tensorcache.actors.lookup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -14,7 +16,11 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.RangeId;
@@ -26,9 +32,11 @@ import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * Serves {@link GetValues} from the node's replica; indices not there yet become priority compute
- * requests to the shards of their ranges, and the answer waits for them, bounded by the lookup
- * timeout. A shard that does not answer is asked again (the request is idempotent): it may have
- * moved to another node, and a request delivered to a node that died is lost. It never answers a
+ * requests to the shards of their ranges, and the answer waits for them. A shard that does not
+ * answer is asked again (the request is idempotent): it may have moved to another node, and a
+ * request delivered to a node that died is lost. The lookup timeout counts from the request or from
+ * the last time a member became unreachable or left, whichever is later, so that a lookup waits for
+ * its ranges' new homes rather than failing; {@code max-wait} bounds it in all. It never answers a
  * sentinel or a missing value: the values are complete or an error.
  */
 public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
@@ -55,6 +63,8 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   /** The reply to {@link GetValues}: per field, {@code indices.length * width} floats. */
   public record Values(long[] indices, float[][] values) implements KryoSerializable {}
 
+  private record MembersChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
+
   private record PartDone(long request, Part part, ShardActor.Computed computed, Throwable failure)
       implements Command {}
 
@@ -68,13 +78,12 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   private static final class Pending {
     final GetValues request;
     final float[][] values;
-    final long deadline;
+    final long start = System.nanoTime();
     int parts;
 
-    Pending(GetValues request, float[][] values, long deadline, int parts) {
+    Pending(GetValues request, float[][] values, int parts) {
       this.request = request;
       this.values = values;
-      this.deadline = deadline;
       this.parts = parts;
     }
   }
@@ -83,6 +92,8 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   private final ReplicaView view;
   private final ClusterSharding sharding;
   private final Map<Long, Pending> pending = new HashMap<>();
+  private final Set<Member> unreachable = new HashSet<>();
+  private long lastDisruption = Long.MIN_VALUE;
   private long nextRequest;
 
   /** A lookup actor serving from this node's replica. */
@@ -96,6 +107,11 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     this.settings = node.settings();
     this.view = new ReplicaView(node.registry());
     this.sharding = ClusterSharding.get(ctx.getSystem());
+    ActorRef<ClusterEvent.ClusterDomainEvent> events =
+        ctx.messageAdapter(ClusterEvent.ClusterDomainEvent.class, MembersChanged::new);
+    var subscriptions = Cluster.get(ctx.getSystem()).subscriptions();
+    subscriptions.tell(Subscribe.create(events.narrow(), ClusterEvent.ReachabilityEvent.class));
+    subscriptions.tell(Subscribe.create(events.narrow(), ClusterEvent.MemberRemoved.class));
   }
 
   @Override
@@ -103,6 +119,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     return newReceiveBuilder()
         .onMessage(GetValues.class, this::onGetValues)
         .onMessage(PartDone.class, this::onPartDone)
+        .onMessage(MembersChanged.class, this::onMembersChanged)
         .build();
   }
 
@@ -124,9 +141,33 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     }
     List<Part> parts = split(spec, indices, missing);
     long id = nextRequest++;
-    long deadline = System.nanoTime() + settings.lookupTimeout().toNanos();
-    pending.put(id, new Pending(get, values, deadline, parts.size()));
-    parts.forEach(part -> ask(id, get.cacheId(), part, deadline));
+    Pending p = new Pending(get, values, parts.size());
+    pending.put(id, p);
+    parts.forEach(part -> ask(id, get.cacheId(), part, deadline(p)));
+    return this;
+  }
+
+  /**
+   * When a request fails: the lookup timeout after its start or after the cluster last changed
+   * (now, while a member is unreachable), and never later than {@code max-wait} after its start.
+   */
+  private long deadline(Pending p) {
+    long changed = unreachable.isEmpty() ? lastDisruption : System.nanoTime();
+    long from = Math.max(p.start, changed);
+    return Math.min(
+        p.start + settings.lookupMaxWait().toNanos(), from + settings.lookupTimeout().toNanos());
+  }
+
+  private Behavior<Command> onMembersChanged(MembersChanged changed) {
+    if (changed.event() instanceof ClusterEvent.UnreachableMember u) {
+      unreachable.add(u.member());
+      lastDisruption = System.nanoTime();
+    } else if (changed.event() instanceof ClusterEvent.ReachableMember r) {
+      unreachable.remove(r.member());
+    } else if (changed.event() instanceof ClusterEvent.MemberRemoved removed) {
+      unreachable.remove(removed.member());
+      lastDisruption = System.nanoTime();
+    }
     return this;
   }
 
@@ -178,8 +219,8 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     if (p == null) {
       return this; // already failed
     }
-    if (done.failure() instanceof TimeoutException && System.nanoTime() < p.deadline) {
-      ask(done.request(), p.request.cacheId(), done.part().next(), p.deadline);
+    if (done.failure() instanceof TimeoutException && System.nanoTime() < deadline(p)) {
+      ask(done.request(), p.request.cacheId(), done.part().next(), deadline(p));
       return this;
     }
     if (done.failure() != null) {
@@ -190,7 +231,9 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
               StatusReply.error(
                   String.format(
                       "lookup of %d indices of cache '%s' failed: %s",
-                      p.request.indices().length, p.request.cacheId(), describe(done.failure()))));
+                      p.request.indices().length,
+                      p.request.cacheId(),
+                      describe(done.failure(), p))));
       return this;
     }
     CacheSpec spec = view.spec(p.request.cacheId());
@@ -209,10 +252,15 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     return this;
   }
 
-  private String describe(Throwable failure) {
-    if (failure instanceof TimeoutException) {
-      return "not computed within " + settings.lookupTimeout().toMillis() + " ms";
+  private String describe(Throwable failure, Pending p) {
+    if (!(failure instanceof TimeoutException)) {
+      return failure.getMessage();
     }
-    return failure.getMessage();
+    long waited = (System.nanoTime() - p.start) / 1_000_000;
+    String timeout = "not computed within " + settings.lookupTimeout().toMillis() + " ms";
+    return waited < settings.lookupTimeout().toMillis() + 1_000
+        ? timeout
+        : String.format(
+            "%s of a stable cluster (members changed while it waited %d ms)", timeout, waited);
   }
 }
