@@ -10,7 +10,9 @@ import org.tensorcache.store.spec.CacheSpec;
  * <p>Presence, not the value, says whether an example is known: a missing example holds {@link
  * #SENTINEL} ({@code -inf}), while a present one may hold a real {@code -inf}. Blocks form a
  * state-based CRDT under {@link #merge} ({@link BlockMerge}): element-wise {@link Math#max} where
- * both sides hold an example, the holder's values where one does, presence OR.
+ * both sides hold an example, the holder's values where one does, presence OR. Readers on other
+ * threads find a cache's blocks in {@link PublishedBlocks}, and a lookup reads them through {@link
+ * BlockGather}.
  *
  * <p>A block is mutable and not thread-safe; to share one across threads, publish a {@link #copy()}
  * that is never mutated.
@@ -24,8 +26,15 @@ public final class Block {
   private final long start;
   private final int length;
 
-  /** Per field, {@code length * width} elements; read directly by the merge. */
+  /** Per field, {@code length * width} elements; read directly by the merge and the gather. */
   final float[][] values;
+
+  /**
+   * {@code values[0]} and {@code values[1]} (or null): the lookup's loop saves a load with them.
+   */
+  final float[] field0;
+
+  final float[] field1;
 
   /** Per field, its width. */
   final int[] widths;
@@ -39,6 +48,8 @@ public final class Block {
     this.length = spec.rangeLength(range);
     this.widths = widths(spec);
     this.values = values;
+    this.field0 = values[0];
+    this.field1 = values.length > 1 ? values[1] : null;
     this.presence = presence;
   }
 
@@ -160,22 +171,21 @@ public final class Block {
   /**
    * Copies every field of example {@code index} into {@code out[f]} at {@code position * width} and
    * returns true when it is present; returns false, copying nothing, when it is not. No allocation,
-   * no exception for a missing example.
+   * no exception for a missing example. A batch of indices across the blocks of a cache is {@link
+   * BlockGather#gather}.
    */
   public boolean gather(long index, float[][] out, int position) {
     int i = local(index);
-    if (!presence.has(i)) {
+    if (!holds(i)) {
       return false;
     }
-    for (int f = 0; f < values.length; f++) {
-      int w = widths[f];
-      if (w == 1) {
-        out[f][position] = values[f][i];
-      } else {
-        System.arraycopy(values[f], i * w, out[f], position * w, w);
-      }
-    }
+    BlockGather.copyRow(this, i, out, position);
     return true;
+  }
+
+  /** Whether the range's example {@code i} is present; a complete block skips the bitset. */
+  boolean holds(int i) {
+    return presence.count() == length || presence.has(i);
   }
 
   /** Number of present examples. */
