@@ -1,9 +1,9 @@
 package org.tensorcache.actors.replica;
 
-import java.util.Arrays;
 import org.tensorcache.actors.cache.CacheRegistry;
 import org.tensorcache.actors.cache.CacheRegistry.Registered;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.block.BlockGather;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -12,7 +12,6 @@ import org.tensorcache.store.spec.CacheSpec;
  * replaced, never mutated. The blocks live in the node's {@link CacheRegistry}.
  */
 public final class ReplicaView {
-  private static final int[] NONE = new int[0];
   private final CacheRegistry registry;
 
   /** The view of the caches in {@code registry}. */
@@ -43,24 +42,7 @@ public final class ReplicaView {
    */
   public int[] gather(String cacheId, long[] indices, float[][] out) {
     Registered e = registry.get(cacheId);
-    long n = e.definition().spec().n();
-    int[] missing = NONE;
-    int missingCount = 0;
-    for (int i = 0; i < indices.length; i++) {
-      long index = indices[i];
-      if (index < 0 || index >= n) {
-        throw new IllegalArgumentException(
-            String.format("index %d out of range [0, %d) for cache '%s'", index, n, cacheId));
-      }
-      // acquire pairs with publish's release: a block is seen whole (a volatile read costs more)
-      Block block = e.blocks().getAcquire(e.rangeOf(index));
-      if (block == null || !block.gather(index, out, i)) {
-        if (missingCount == missing.length) {
-          missing = Arrays.copyOf(missing, Math.max(8, Math.min(indices.length, missingCount * 2)));
-        }
-        missing[missingCount++] = i;
-      }
-    }
-    return missingCount == missing.length ? missing : Arrays.copyOf(missing, missingCount);
+    // publish's release pairs with the acquire reads there: each block is seen whole
+    return BlockGather.gather(e.definition().spec(), e.blocks(), cacheId, indices, out);
   }
 }

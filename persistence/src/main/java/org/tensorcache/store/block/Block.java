@@ -9,8 +9,10 @@ import org.tensorcache.store.spec.CacheSpec;
  *
  * <p>Presence, not the value, says whether an example is known: a missing example holds {@link
  * #SENTINEL} ({@code -inf}), while a present one may hold a real {@code -inf}. Blocks form a
- * state-based CRDT under {@link #merge}: element-wise {@link Math#max} where both sides hold an
- * example, the holder's values where one does, presence OR.
+ * state-based CRDT under {@link #merge} ({@link BlockMerge}): element-wise {@link Math#max} where
+ * both sides hold an example, the holder's values where one does, presence OR. Readers on other
+ * threads find a cache's blocks in {@link PublishedBlocks}, and a lookup reads them through {@link
+ * BlockGather}.
  *
  * <p>A block is mutable and not thread-safe; to share one across threads, publish a {@link #copy()}
  * that is never mutated.
@@ -23,32 +25,32 @@ public final class Block {
   private final int range;
   private final long start;
   private final int length;
-  private final float[][] values;
-  private final long[] present;
-  private final int[] widths;
-  private final boolean scalar; // every field one float wide: the lookup's fast path
-  private int presentCount;
 
-  private Block(CacheSpec spec, int range, float[][] values, long[] present) {
+  /** Per field, {@code length * width} elements; read directly by the merge and the gather. */
+  final float[][] values;
+
+  /**
+   * {@code values[0]} and {@code values[1]} (or null): the lookup's loop saves a load with them.
+   */
+  final float[] field0;
+
+  final float[] field1;
+
+  /** Per field, its width. */
+  final int[] widths;
+
+  final Presence presence;
+
+  private Block(CacheSpec spec, int range, float[][] values, Presence presence) {
     this.spec = spec;
     this.range = range;
     this.start = spec.rangeStart(range);
     this.length = spec.rangeLength(range);
     this.widths = widths(spec);
-    this.scalar = Arrays.stream(widths).allMatch(w -> w == 1);
     this.values = values;
-    this.present = present;
-    recount();
-  }
-
-  private static Block allMissing(CacheSpec spec, int range) {
-    int length = spec.rangeLength(range);
-    float[][] values = new float[spec.fields().size()][];
-    for (int f = 0; f < values.length; f++) {
-      values[f] = new float[length * spec.fields().get(f).width()];
-      Arrays.fill(values[f], SENTINEL);
-    }
-    return new Block(spec, range, values, new long[words(length)]);
+    this.field0 = values[0];
+    this.field1 = values.length > 1 ? values[1] : null;
+    this.presence = presence;
   }
 
   /** A block of range {@code range} of {@code spec} with no example present. */
@@ -56,7 +58,13 @@ public final class Block {
     if (spec == null) {
       throw new IllegalArgumentException("cache spec missing");
     }
-    return allMissing(spec, range);
+    int length = spec.rangeLength(range);
+    float[][] values = new float[spec.fields().size()][];
+    for (int f = 0; f < values.length; f++) {
+      values[f] = new float[length * spec.fields().get(f).width()];
+      Arrays.fill(values[f], SENTINEL);
+    }
+    return new Block(spec, range, values, Presence.none(length));
   }
 
   /**
@@ -86,7 +94,7 @@ public final class Block {
     long start = spec.rangeStart(range);
     int length = spec.rangeLength(range);
     BlockChecks.checkRaw(spec, range, start, length, values, presence);
-    return new Block(spec, range, values, presence);
+    return new Block(spec, range, values, new Presence(presence));
   }
 
   /** An independent copy of this block. */
@@ -95,7 +103,7 @@ public final class Block {
     for (int f = 0; f < values.length; f++) {
       copies[f] = values[f].clone();
     }
-    return new Block(spec, range, copies, present.clone());
+    return new Block(spec, range, copies, presence.copy());
   }
 
   /** The spec of the cache this block belongs to. */
@@ -127,7 +135,7 @@ public final class Block {
   public void put(long index, float[][] perFieldValues) {
     int i = local(index);
     BlockChecks.checkRow(spec, index, perFieldValues);
-    boolean wasPresent = bit(i);
+    boolean wasPresent = presence.has(i);
     for (int f = 0; f < values.length; f++) {
       float[] v = perFieldValues[f];
       float[] dst = values[f];
@@ -136,15 +144,12 @@ public final class Block {
         dst[base + k] = wasPresent ? Math.max(dst[base + k], v[k]) : v[k];
       }
     }
-    if (!wasPresent) {
-      present[i >>> 6] |= 1L << i;
-      presentCount++;
-    }
+    presence.add(i);
   }
 
   /** Whether example {@code index} has a value. */
   public boolean isPresent(long index) {
-    return bit(local(index));
+    return presence.has(local(index));
   }
 
   /**
@@ -154,109 +159,60 @@ public final class Block {
   public void copyValues(int field, long index, float[] dst, int dstOff) {
     int i = local(index);
     checkField(field);
-    if (!bit(i)) {
+    if (!presence.has(i)) {
       throw new IllegalStateException(
-          "index "
-              + index
-              + " is not present in range "
-              + range
-              + " of cache '"
-              + spec.name()
-              + "'");
+          String.format(
+              "index %d is not present in range %d of cache '%s'", index, range, spec.name()));
     }
     int width = widths[field];
     System.arraycopy(values[field], i * width, dst, dstOff, width);
   }
 
   /**
-   * The lookup path: copies every field of example {@code index} into {@code out[f]} at {@code
-   * position * width} and returns true when it is present; returns false, copying nothing, when it
-   * is not. No allocation, no exception for a missing example.
+   * Copies every field of example {@code index} into {@code out[f]} at {@code position * width} and
+   * returns true when it is present; returns false, copying nothing, when it is not. No allocation,
+   * no exception for a missing example. A batch of indices across the blocks of a cache is {@link
+   * BlockGather#gather}.
    */
   public boolean gather(long index, float[][] out, int position) {
     int i = local(index);
-    if ((present[i >>> 6] & (1L << i)) == 0) {
+    if (!holds(i)) {
       return false;
     }
-    if (scalar) {
-      for (int f = 0; f < values.length; f++) {
-        out[f][position] = values[f][i];
-      }
-      return true;
-    }
-    for (int f = 0; f < values.length; f++) {
-      int w = widths[f];
-      if (w == 1) {
-        out[f][position] = values[f][i];
-      } else {
-        System.arraycopy(values[f], i * w, out[f], position * w, w);
-      }
-    }
+    BlockGather.copyRow(this, i, out, position);
     return true;
+  }
+
+  /** Whether the range's example {@code i} is present; a complete block skips the bitset. */
+  boolean holds(int i) {
+    return presence.count() == length || presence.has(i);
   }
 
   /** Number of present examples. */
   public int presentCount() {
-    return presentCount;
+    return presence.count();
   }
 
   /** Whether every example of the range is present. */
   public boolean isComplete() {
-    return presentCount == length;
+    return presence.count() == length;
   }
 
   /** A new block holding the merge of this one and {@code other}; neither is changed. */
   public Block merge(Block other) {
-    checkCompatible(other);
-    Block result = copy();
-    result.mergeInPlace(other);
-    return result;
+    return BlockMerge.merged(this, other);
   }
 
   /** Merges {@code other} into this block; {@code other} is not changed. */
   public void mergeInPlace(Block other) {
-    checkCompatible(other);
-    for (int w = 0; w < present.length; w++) {
-      long mine = present[w];
-      long theirs = other.present[w];
-      long both = mine & theirs;
-      long onlyTheirs = theirs & ~mine;
-      for (int f = 0; f < values.length; f++) {
-        int width = spec.fields().get(f).width();
-        float[] dst = values[f];
-        float[] src = other.values[f];
-        int wordBase = (w << 6) * width;
-        if (both == -1L) { // 64 examples on both sides: one contiguous loop the JIT vectorizes
-          for (int k = wordBase, end = wordBase + 64 * width; k < end; k++) {
-            dst[k] = Math.max(dst[k], src[k]);
-          }
-          continue;
-        }
-        if (onlyTheirs == -1L) {
-          System.arraycopy(src, wordBase, dst, wordBase, 64 * width);
-          continue;
-        }
-        for (long bits = both; bits != 0; bits &= bits - 1) {
-          int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
-          for (int k = base, end = base + width; k < end; k++) {
-            dst[k] = Math.max(dst[k], src[k]);
-          }
-        }
-        for (long bits = onlyTheirs; bits != 0; bits &= bits - 1) {
-          int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
-          System.arraycopy(src, base, dst, base, width);
-        }
-      }
-      present[w] = mine | theirs;
-    }
-    recount();
+    BlockMerge.into(this, other);
   }
 
   /**
    * A copy of the presence bitset: bit {@code i % 64} of word {@code i / 64} for {@code start+i}.
    */
   public long[] presenceWords() {
-    return present.clone();
+    return presence.toWords();
   }
 
   /**
@@ -277,7 +233,7 @@ public final class Block {
     if (!(o instanceof Block b)
         || b.range != range
         || !b.spec.equals(spec)
-        || !Arrays.equals(b.present, present)) {
+        || !b.presence.equals(presence)) {
       return false;
     }
     for (int f = 0; f < values.length; f++) {
@@ -292,7 +248,7 @@ public final class Block {
   @Override
   public int hashCode() {
     int h = spec.hashCode() * 31 + range;
-    h = h * 31 + Arrays.hashCode(present);
+    h = h * 31 + presence.hashCode();
     for (float[] v : values) {
       h = h * 31 + Arrays.hashCode(v);
     }
@@ -303,11 +259,7 @@ public final class Block {
   public String toString() {
     return String.format(
         "Block[cache=%s, range=%d, start=%d, length=%d, present=%d]",
-        spec.name(), range, start, length, presentCount);
-  }
-
-  static int words(int bits) {
-    return (bits + 63) >>> 6;
+        spec.name(), range, start, length, presence.count());
   }
 
   private static int[] widths(CacheSpec spec) {
@@ -316,18 +268,6 @@ public final class Block {
       w[f] = spec.fields().get(f).width();
     }
     return w;
-  }
-
-  private boolean bit(int i) {
-    return (present[i >>> 6] & (1L << i)) != 0;
-  }
-
-  private void recount() {
-    int c = 0;
-    for (long w : present) {
-      c += Long.bitCount(w);
-    }
-    presentCount = c;
   }
 
   private int local(long index) {
@@ -343,25 +283,8 @@ public final class Block {
   private void checkField(int field) {
     if (field < 0 || field >= values.length) {
       throw new IndexOutOfBoundsException(
-          "field "
-              + field
-              + " out of range [0, "
-              + values.length
-              + ") for cache '"
-              + spec.name()
-              + "'");
-    }
-  }
-
-  private void checkCompatible(Block other) {
-    if (other == null) {
-      throw new IllegalArgumentException("cannot merge with null");
-    }
-    if (other.range != range || !other.spec.equals(spec)) {
-      throw new IllegalArgumentException(
           String.format(
-              "cannot merge range %d of %s into range %d of %s, expected the same spec and range",
-              other.range, other.spec, range, spec));
+              "field %d out of range [0, %d) for cache '%s'", field, values.length, spec.name()));
     }
   }
 }

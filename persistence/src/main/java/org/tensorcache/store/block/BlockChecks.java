@@ -46,7 +46,7 @@ final class BlockChecks {
     if (values == null || values.length != fieldCount) {
       throw err("%s value arrays for range %d, expected %d", len(values), range, fieldCount);
     }
-    int words = Block.words(length);
+    int words = Presence.wordsFor(length);
     if (presence == null || presence.length != words) {
       throw err("%s presence words for range %d, expected %d", len(presence), range, words);
     }
