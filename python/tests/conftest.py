@@ -1,0 +1,118 @@
+"""Real TensorCache node processes for the client's tests, started through ./tensorcache."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+EXAMPLES = 3000
+RANGE_SIZE = 512
+MAX_BATCH = 4096
+JOB = ["--examples", str(EXAMPLES), "--range-size", str(RANGE_SIZE)]
+UP = re.compile(r"node up: \S+ roles=\S+(?: \S+)* cache=(\S+) lookup-port=(\S+)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launcher(args: List[str], **kw) -> subprocess.Popen:
+    env = dict(os.environ)
+    # small heaps: several JVMs on a small machine; every node allows batches of up to MAX_BATCH
+    env["JAVA_OPTS"] = f"-Xmx512m -Dtensorcache.lookup.max-batch={MAX_BATCH}"
+    return subprocess.Popen([str(ROOT / "tensorcache")] + args, cwd=ROOT, env=env, **kw)
+
+
+class Node:
+    """One `./tensorcache node` process with a lookup port."""
+
+    def __init__(self, data_dir: Path, seeds: Optional[str] = None) -> None:
+        self.port = free_port()
+        self.log = data_dir / f"node-{self.port}.log"
+        args = ["node", "--host", "127.0.0.1", "--port", str(self.port), "--lookup-port", "0",
+                "--data-dir", str(data_dir)] + JOB
+        if seeds:
+            args += ["--seeds", seeds]
+        self.process = launcher(args, stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+        self.cache, self.endpoint = self._await_up(240)
+
+    def _await_up(self, within: float):
+        deadline = time.time() + within
+        while time.time() < deadline:
+            m = UP.search(self.log.read_text(errors="replace"))
+            if m:
+                return m.group(1), m.group(2)
+            if self.process.poll() is not None:
+                raise RuntimeError(f"node exited {self.process.returncode}: {self.log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        raise RuntimeError(f"node not up within {within} s: {self.log.read_text()[-3000:]}")
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def reference(data_dir: Path, cache: str) -> Dict[str, np.ndarray]:
+    """Every value of the cache, from its verified segment files (safetensors), in index order."""
+    from safetensors.numpy import load_file
+
+    parts: Dict[str, List[np.ndarray]] = {}
+    files = sorted((data_dir / cache / "segments").glob("range-*.safetensors"))
+    assert len(files) == -(-EXAMPLES // RANGE_SIZE), files
+    for f in files:
+        for name, values in load_file(str(f)).items():
+            if name != "__present__":
+                parts.setdefault(name, []).append(values)
+    return {name: np.concatenate(v) for name, v in parts.items()}
+
+
+@pytest.fixture(scope="session")
+def filled(tmp_path_factory) -> Path:
+    """A data directory whose cache is filled and persisted in one process."""
+    data = tmp_path_factory.mktemp("filled")
+    done = launcher(["fill", "--local", "--data-dir", str(data)] + JOB,
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out, _ = done.communicate(timeout=600)
+    assert done.returncode == 0, out
+    return data
+
+
+@pytest.fixture(scope="session")
+def two_nodes(filled, tmp_path_factory) -> Iterator[List[Node]]:
+    """Two nodes in one cluster: the first restores the filled cache, the second joins it."""
+    first = Node(filled)
+    nodes = [first]
+    try:
+        nodes.append(Node(tmp_path_factory.mktemp("second"), seeds=first.address))
+        yield nodes
+    finally:
+        for n in reversed(nodes):
+            n.stop()
