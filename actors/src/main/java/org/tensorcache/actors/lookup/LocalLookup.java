@@ -52,6 +52,11 @@ public final class LocalLookup implements Extension {
     return view.spec(cacheId);
   }
 
+  /** The actor system of the node. */
+  public ActorSystem<?> system() {
+    return system;
+  }
+
   /** The settings lookups are bounded by. */
   public NodeSettings settings() {
     return settings;

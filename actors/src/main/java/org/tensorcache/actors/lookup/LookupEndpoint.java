@@ -53,6 +53,7 @@ public final class LookupEndpoint implements AutoCloseable {
 
   private final ServerSocket server;
   private final LocalLookup lookup;
+  private final SessionPort sessions;
   private final int maxConnections;
   private final int maxRequest;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
@@ -61,6 +62,7 @@ public final class LookupEndpoint implements AutoCloseable {
   private LookupEndpoint(ServerSocket server, LocalLookup lookup, int maxConnections) {
     this.server = server;
     this.lookup = lookup;
+    this.sessions = new SessionPort(lookup.system(), lookup);
     this.maxConnections = maxConnections;
     this.maxRequest = LookupWire.maxRequest(lookup.settings().maxBatch());
   }
@@ -164,6 +166,9 @@ public final class LookupEndpoint implements AutoCloseable {
     try {
       if (request.op() == LookupWire.DESCRIBE) {
         return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
+      }
+      if (request.session() != null) {
+        return sessions.answer(request, frames);
       }
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);

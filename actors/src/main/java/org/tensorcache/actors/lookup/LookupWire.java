@@ -32,8 +32,11 @@ import org.tensorcache.store.spec.CacheSpec;
  * closes it.
  */
 public final class LookupWire {
-  /** The protocol version this code speaks. */
+  /** The first protocol version: GET and DESCRIBE; a node answers it as long as it lives. */
   public static final byte VERSION = 1;
+
+  /** The current version: adds the trainer-session ops of {@link SessionWire}. */
+  public static final byte VERSION_2 = 2;
 
   /** Request ops. */
   public static final byte GET = 1, DESCRIBE = 2;
@@ -43,13 +46,13 @@ public final class LookupWire {
 
   private LookupWire() {}
 
-  /** A decoded request: {@code indices} is null for a DESCRIBE. */
-  public record Request(byte op, String cacheId, long[] indices) {}
+  /** A decoded request: {@code indices} only for a GET, {@code session} only for a session op. */
+  public record Request(byte op, String cacheId, long[] indices, SessionWire.Args session) {}
 
   /** The longest request for batches of up to {@code maxBatch} indices. */
   public static int maxRequest(int maxBatch) {
-    // version, op, the longest cache id, the count and the indices
-    return (int) Math.min(LookupFrames.MAX_FRAME, 8 + 0xffffL + 8L * maxBatch);
+    // version, op, the longest cache id and the count with the indices, or the longest run id
+    return (int) Math.min(LookupFrames.MAX_FRAME, 32 + 2 * 0xffffL + 8L * maxBatch);
   }
 
   // ---- requests
@@ -74,16 +77,29 @@ public final class LookupWire {
   public static Request decodeRequest(ByteBuffer frame) throws ProtocolException {
     try {
       byte version = frame.get();
-      if (version != VERSION) {
-        throw new ProtocolException("protocol version " + version + ", expected " + VERSION);
+      if (version != VERSION && version != VERSION_2) {
+        throw new ProtocolException(
+            "protocol version " + version + ", expected " + VERSION + " or " + VERSION_2);
       }
       byte op = frame.get();
       String cacheId = getStr(frame);
       if (op == DESCRIBE) {
-        return new Request(op, cacheId, null);
+        return new Request(op, cacheId, null, null);
+      }
+      if (SessionWire.isSessionOp(op) && version >= VERSION_2) {
+        return new Request(op, cacheId, null, SessionWire.decode(op, frame));
       }
       if (op != GET) {
-        throw new ProtocolException("op " + op + ", expected " + GET + " or " + DESCRIBE);
+        throw new ProtocolException(
+            "op "
+                + op
+                + " in protocol version "
+                + version
+                + ", expected "
+                + GET
+                + " or "
+                + DESCRIBE
+                + (version >= VERSION_2 ? " or a session op 3..5" : ""));
       }
       int count = frame.getInt();
       if (count < 0 || (long) count * Long.BYTES != frame.remaining()) {
@@ -92,7 +108,7 @@ public final class LookupWire {
       }
       long[] indices = new long[count];
       frame.asLongBuffer().get(indices);
-      return new Request(op, cacheId, indices);
+      return new Request(op, cacheId, indices, null);
     } catch (BufferUnderflowException e) {
       throw new ProtocolException("truncated request");
     }
@@ -123,7 +139,12 @@ public final class LookupWire {
     for (float[] v : values) {
       body += 4 + v.length * Float.BYTES;
     }
-    ByteBuffer b = frames.start(body).put(OK).putShort((short) values.length);
+    return putValues(frames.start(body).put(OK), values);
+  }
+
+  /** Writes per field its value count and its floats: the values part of a reply. */
+  static ByteBuffer putValues(ByteBuffer b, float[][] values) {
+    b.putShort((short) values.length);
     for (float[] v : values) {
       b.putInt(v.length);
       b.asFloatBuffer().put(v);
@@ -230,11 +251,11 @@ public final class LookupWire {
     return b;
   }
 
-  private static ByteBuffer putStr(ByteBuffer buffer, byte[] b) {
+  static ByteBuffer putStr(ByteBuffer buffer, byte[] b) {
     return buffer.putShort((short) b.length).put(b);
   }
 
-  private static String getStr(ByteBuffer buffer) throws ProtocolException {
+  static String getStr(ByteBuffer buffer) throws ProtocolException {
     int length = buffer.getShort() & 0xffff;
     if (length > buffer.remaining()) {
       throw new ProtocolException(

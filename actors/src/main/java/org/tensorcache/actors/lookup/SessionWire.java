@@ -1,0 +1,81 @@
+package org.tensorcache.actors.lookup;
+
+import java.net.ProtocolException;
+import java.nio.ByteBuffer;
+import org.tensorcache.actors.session.SessionStep;
+
+/**
+ * The trainer-session ops of the lookup port (protocol version 2), both directions: a process that
+ * is no member opens its rank's session, resumes it at a step and takes its steps with their
+ * values, served by the same sharded trainer sessions as members' trainers.
+ *
+ * <pre>
+ * op OPEN   body := run:str rank:i32 worldSize:i32 seed:i64 globalBatch:i32
+ * op RESUME body := run:str rank:i32 step:i64
+ * op NEXT   body := run:str rank:i32 step:i64          (step: the one the trainer expects)
+ * OK to OPEN, RESUME body := nextStep:i64
+ * OK to NEXT         body := step:i64 epoch:i64 count:i32 index:i64 * count, then the values as in
+ *                            the OK reply to GET
+ * </pre>
+ */
+public final class SessionWire {
+  /** Session ops, from protocol version 2 on. */
+  public static final byte OPEN = 3, RESUME = 4, NEXT = 5;
+
+  private SessionWire() {}
+
+  /**
+   * A decoded session request; {@code worldSize}, {@code seed}, {@code globalBatch} only OPEN's.
+   */
+  public record Args(String run, int rank, int worldSize, long seed, int globalBatch, long step) {}
+
+  /** Whether {@code op} is a session op. */
+  static boolean isSessionOp(byte op) {
+    return op == OPEN || op == RESUME || op == NEXT;
+  }
+
+  /** Reads the body of a session request after its header. */
+  static Args decode(byte op, ByteBuffer frame) throws ProtocolException {
+    String run = LookupWire.getStr(frame);
+    int rank = frame.getInt();
+    Args args =
+        op == OPEN
+            ? new Args(run, rank, frame.getInt(), frame.getLong(), frame.getInt(), -1)
+            : new Args(run, rank, 0, 0, 0, frame.getLong());
+    if (frame.hasRemaining()) {
+      throw new ProtocolException(frame.remaining() + " bytes after the request of op " + op);
+    }
+    return args;
+  }
+
+  /** Builds a session request (the client's side; version 2). */
+  public static ByteBuffer encode(LookupFrames frames, byte op, byte[] cacheId, Args a) {
+    byte[] run = LookupWire.utf8(a.run());
+    int body = 2 + 2 + cacheId.length + 2 + run.length + 4 + (op == OPEN ? 4 + 8 + 4 : 8);
+    ByteBuffer b = frames.start(body).put(LookupWire.VERSION_2).put(op);
+    LookupWire.putStr(b, cacheId);
+    LookupWire.putStr(b, run);
+    b.putInt(a.rank());
+    return op == OPEN
+        ? b.putInt(a.worldSize()).putLong(a.seed()).putInt(a.globalBatch())
+        : b.putLong(a.step());
+  }
+
+  /** Builds the OK reply to OPEN or RESUME. */
+  static ByteBuffer encodeNextStep(LookupFrames frames, long nextStep) {
+    return frames.start(1 + 8).put(LookupWire.OK).putLong(nextStep);
+  }
+
+  /** Builds the OK reply to NEXT: the step, its indices and their values. */
+  static ByteBuffer encodeStep(LookupFrames frames, SessionStep step, float[][] values) {
+    int body = 1 + 8 + 8 + 4 + step.indices().length * Long.BYTES + 2;
+    for (float[] v : values) {
+      body += 4 + v.length * Float.BYTES;
+    }
+    ByteBuffer b = frames.start(body).put(LookupWire.OK);
+    b.putLong(step.step()).putLong(step.epoch()).putInt(step.indices().length);
+    b.asLongBuffer().put(step.indices());
+    b.position(b.position() + step.indices().length * Long.BYTES);
+    return LookupWire.putValues(b, values);
+  }
+}
