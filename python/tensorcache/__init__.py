@@ -11,11 +11,14 @@ from typing import Union
 import numpy as np
 
 from .client import TensorCacheClient
+from .session import Session, Step
 from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unavailable
 from .wire import CacheInfo, Field
 
 __all__ = [
     "TensorCacheClient",
+    "Session",
+    "Step",
     "CacheInfo",
     "Field",
     "TensorCacheError",

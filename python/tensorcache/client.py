@@ -150,6 +150,37 @@ class TensorCacheClient:
     def _get_into(self, cache: str, info: CacheInfo, idx: np.ndarray, out: List[np.ndarray]) -> None:
         self._call(cache, lambda c: c.get_into(cache, info, idx, out))
 
+    def session(self, cache: str, run: str, rank: int, world_size: int, seed: int,
+                global_batch: int) -> "Session":
+        """The session of rank ``rank`` of run ``run``: a constant global batch of ``global_batch``
+        examples per step split over ``world_size`` ranks, in a seeded order of the cache's
+        examples; at step 0 when new, else at its next step. Iterate it for the steps."""
+        from .session import Session
+
+        return Session(self, cache, run, rank, world_size, seed, global_batch)
+
+    def _call_once(self, cache: str, request):  # type: ignore[no-untyped-def]
+        """Runs ``request`` on one connection, with no retry; an I/O failure is Unavailable."""
+        if self._closed:
+            raise Unavailable("the client is closed")
+        c: Optional[_Connection] = None
+        try:
+            c = self._borrow()
+            result = request(c)
+            self._return(c)
+            return result
+        except (BadRequest, LookupFailed):
+            self._return(c)
+            raise
+        except ProtocolError:
+            if c is not None:
+                c.close()
+            raise
+        except (OSError, ConnectionError) as e:
+            if c is not None:
+                c.close()
+            raise Unavailable(f"{c.peer if c else 'connect'}: {e}") from e
+
     def _call(self, cache: str, request):  # type: ignore[no-untyped-def]
         if self._closed:
             raise Unavailable("the client is closed")

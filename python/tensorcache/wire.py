@@ -14,8 +14,10 @@ import numpy as np
 
 from .errors import BadRequest, LookupFailed, ProtocolError
 
-VERSION = 1
+VERSION = 1  # GET and DESCRIBE: answered by every node
+VERSION_2 = 2  # adds the trainer-session ops
 GET, DESCRIBE = 1, 2
+OPEN, RESUME, NEXT = 3, 4, 5
 OK, BAD_REQUEST, FAILED, PROTOCOL = 0, 1, 2, 3
 MAX_FRAME = 256 << 20
 
@@ -81,6 +83,17 @@ def encode_get(cache: str, indices: np.ndarray) -> bytes:
 def encode_describe(cache: str) -> bytes:
     """A DESCRIBE frame for ``cache``."""
     body = bytes((VERSION, DESCRIBE)) + _str(cache)
+    return struct.pack("<i", len(body)) + body
+
+
+def encode_session(op: int, cache: str, run: str, rank: int, world_size: int = 0, seed: int = 0,
+                   global_batch: int = 0, step: int = 0) -> bytes:
+    """A session request frame (protocol version 2): OPEN, RESUME or NEXT."""
+    body = bytes((VERSION_2, op)) + _str(cache) + _str(run) + struct.pack("<i", rank)
+    if op == OPEN:
+        body += struct.pack("<iqi", world_size, seed, global_batch)
+    else:
+        body += struct.pack("<q", step)
     return struct.pack("<i", len(body)) + body
 
 
@@ -163,11 +176,30 @@ def decode_info(c: _Cursor) -> CacheInfo:
     return CacheInfo(name, n, range_size, tuple(fields))
 
 
+def read_step(reader: "Reader", info: CacheInfo, peer: object):
+    """Reads the reply to a NEXT: (step, epoch, indices, values per field name)."""
+    remaining = [_read_status(reader, peer)]
+    head = bytearray(20)
+    reader.fill(memoryview(head))
+    step, epoch, count = struct.unpack("<qqi", head)
+    indices = np.empty(count, dtype="<i8")
+    reader.fill(memoryview(indices).cast("B"))
+    values = {f.name: np.empty((count,) + f.shape, dtype=f.numpy_dtype) for f in info.fields}
+    remaining[0] -= 20 + 8 * count
+    _read_fields(reader, info, count, [values[f.name] for f in info.fields], peer, remaining[0])
+    return step, epoch, indices, values
+
+
 def read_values_into(
     reader: "Reader", info: CacheInfo, count: int, out: Sequence[np.ndarray], peer: object
 ) -> None:
     """Reads the reply to a GET of ``count`` indices straight into ``out`` (one array per field):
     the values go from the socket into the caller's memory, with no copy in between."""
+    _read_fields(reader, info, count, out, peer, _read_status(reader, peer))
+
+
+def _read_status(reader: "Reader", peer: object) -> int:
+    """Reads a reply's length and status; returns the bytes left after an OK, else raises."""
     head = bytearray(4)
     reader.fill(memoryview(head))
     (length,) = struct.unpack("<i", head)
@@ -180,10 +212,17 @@ def read_values_into(
         reader.fill(memoryview(rest))
         ok_body(memoryview(bytes(status) + bytes(rest)), peer)
         raise ProtocolError(f"{peer}: an error reply without an error")
+    return length - 1
+
+
+def _read_fields(
+    reader: "Reader", info: CacheInfo, count: int, out: Sequence[np.ndarray], peer: object, length: int
+) -> None:
+    """Reads ``fields:u16 (values:i32 data)*`` of ``length`` bytes into ``out``."""
     small = bytearray(4)
     reader.fill(memoryview(small)[:2])
     (fields,) = struct.unpack("<H", small[:2])
-    used = 3
+    used = 2
     if fields != len(info.fields):
         raise ProtocolError(f"{peer}: {fields} fields in the reply, expected {len(info.fields)}")
     for f, field in enumerate(info.fields):

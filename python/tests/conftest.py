@@ -106,12 +106,15 @@ def filled(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def two_nodes(filled, tmp_path_factory) -> Iterator[List[Node]]:
-    """Two nodes in one cluster: the first restores the filled cache, the second joins it."""
+def nodes(filled) -> Iterator[List[Node]]:
+    """Three nodes in one cluster on one data directory, as nodes of one machine share it (the H2
+    journal, so the trainer sessions, and the segments): the first restores the filled cache, the
+    others join it. Three, so that the two left after one dies are a majority and stay up."""
     first = Node(filled)
     nodes = [first]
     try:
-        nodes.append(Node(tmp_path_factory.mktemp("second"), seeds=first.address))
+        nodes.append(Node(filled, seeds=first.address))
+        nodes.append(Node(filled, seeds=first.address))
         yield nodes
     finally:
         for n in reversed(nodes):

@@ -12,27 +12,27 @@ from tensorcache import BadRequest, ProtocolError, TensorCacheClient, Unavailabl
 
 
 @pytest.fixture(scope="module")
-def ref(filled, two_nodes):
-    return reference(filled, two_nodes[0].cache)
+def ref(filled, nodes):
+    return reference(filled, nodes[0].cache)
 
 
 def bits(a: np.ndarray) -> np.ndarray:
     return a.view(np.uint32)
 
 
-def test_describe_names_the_fields(two_nodes):
-    with TensorCacheClient(two_nodes[0].endpoint, timeout=60) as client:
-        info = client.describe(two_nodes[0].cache)
+def test_describe_names_the_fields(nodes):
+    with TensorCacheClient(nodes[0].endpoint, timeout=60) as client:
+        info = client.describe(nodes[0].cache)
     assert info.n == EXAMPLES
     assert [f.name for f in info.fields] == ["chosen_logp", "rejected_logp"]
     assert all(f.dtype == "F32" and f.shape == () for f in info.fields)
 
 
 @pytest.mark.parametrize("size", [1, 2, 31, 256, 1000, MAX_BATCH])
-def test_random_batches_are_bit_equal_to_the_segments(two_nodes, ref, size):
+def test_random_batches_are_bit_equal_to_the_segments(nodes, ref, size):
     rng = np.random.default_rng(size)
-    cache = two_nodes[0].cache
-    with TensorCacheClient([n.endpoint for n in two_nodes], timeout=60) as client:
+    cache = nodes[0].cache
+    with TensorCacheClient([n.endpoint for n in nodes], timeout=60) as client:
         for _ in range(3):
             indices = rng.integers(0, EXAMPLES, size)
             values = client.lookup(cache, indices)
@@ -41,19 +41,19 @@ def test_random_batches_are_bit_equal_to_the_segments(two_nodes, ref, size):
                 assert np.array_equal(bits(values[name]), bits(expected[indices])), name
 
 
-def test_lookup_into_fills_the_callers_arrays(two_nodes, ref):
-    cache = two_nodes[0].cache
+def test_lookup_into_fills_the_callers_arrays(nodes, ref):
+    cache = nodes[0].cache
     indices = np.array([2999, 0, 512, 511, 7, 7])
     out = {name: np.full(10, np.nan, dtype=np.float32) for name in ref}
-    with TensorCacheClient(two_nodes[1].endpoint, timeout=60) as client:
+    with TensorCacheClient(nodes[1].endpoint, timeout=60) as client:
         client.lookup_into(cache, indices, out)
     for name, expected in ref.items():
         assert np.array_equal(bits(out[name][:6]), bits(expected[indices]))
         assert np.isnan(out[name][6:]).all(), "nothing written past the batch"
 
 
-def test_bad_input_is_named_and_the_connection_stays_usable(two_nodes, ref):
-    cache = two_nodes[0].cache
+def test_bad_input_is_named_and_the_connection_stays_usable(nodes, ref):
+    cache = nodes[0].cache
     bad = [
         (cache, [1, EXAMPLES], f"index {EXAMPLES} out of range [0, {EXAMPLES}) for cache '{cache}'"),
         (cache, [1, -1], f"index -1 out of range [0, {EXAMPLES}) for cache '{cache}'"),
@@ -61,7 +61,7 @@ def test_bad_input_is_named_and_the_connection_stays_usable(two_nodes, ref):
         (cache, [], f"empty batch for cache '{cache}', expected 1..{MAX_BATCH} indices"),
         ("no-such-cache", [0], "unknown cache 'no-such-cache', expected one of "),
     ]
-    with TensorCacheClient(two_nodes[0].endpoint, timeout=60) as client:
+    with TensorCacheClient(nodes[0].endpoint, timeout=60) as client:
         for name, indices, message in bad:
             with pytest.raises(BadRequest) as e:
                 client.lookup(name, indices)
@@ -81,11 +81,11 @@ def test_bad_input_is_named_and_the_connection_stays_usable(two_nodes, ref):
         assert np.array_equal(bits(values["chosen_logp"]), bits(ref["chosen_logp"][[5, 6, 7]]))
 
 
-def test_another_protocol_version_is_refused(two_nodes):
+def test_another_protocol_version_is_refused(nodes):
     import socket
     import struct
 
-    host, port = two_nodes[0].endpoint.rsplit(":", 1)
+    host, port = nodes[0].endpoint.rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=30) as s:
         body = bytes((9, 1)) + struct.pack("<H", 1) + b"x"
         s.sendall(struct.pack("<i", len(body)) + body)
@@ -95,10 +95,10 @@ def test_another_protocol_version_is_refused(two_nodes):
             wire.ok_body(wire.Reader(s).frame(), "node")
 
 
-def test_concurrent_lookups_share_the_pool(two_nodes, ref):
-    cache = two_nodes[0].cache
+def test_concurrent_lookups_share_the_pool(nodes, ref):
+    cache = nodes[0].cache
     errors = []
-    with TensorCacheClient([n.endpoint for n in two_nodes], timeout=60) as client:
+    with TensorCacheClient([n.endpoint for n in nodes], timeout=60) as client:
 
         def work(seed: int) -> None:
             rng = np.random.default_rng(100 + seed)
@@ -124,18 +124,3 @@ def test_no_endpoint_is_unavailable():
     with TensorCacheClient(f"127.0.0.1:{free_port()}", timeout=5) as client:
         with pytest.raises(Unavailable, match="failed on every endpoint"):
             client.describe("any")
-
-
-def test_a_lookup_moves_to_the_next_endpoint_when_its_node_dies(two_nodes, ref):
-    """Runs last in this module: it kills the first node."""
-    first, second = two_nodes
-    cache = first.cache
-    everything = np.arange(EXAMPLES)
-    with TensorCacheClient(second.endpoint, timeout=120) as warm:
-        warm.lookup(cache, everything)  # the second node's replica holds every value now
-    with TensorCacheClient([first.endpoint, second.endpoint], timeout=120) as client:
-        client.lookup(cache, [1])  # a pooled connection to the first node
-        first.kill()
-        values = client.lookup(cache, everything)
-    for name, expected in ref.items():
-        assert np.array_equal(bits(values[name]), bits(expected)), name

@@ -1,0 +1,87 @@
+"""Trainer sessions over the lookup port: a rank's deterministic, resumable steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, Iterator
+
+import numpy as np
+
+from . import wire
+from .errors import LookupFailed, TensorCacheError, Unavailable
+
+if TYPE_CHECKING:
+    from .client import TensorCacheClient, _Connection
+
+
+@dataclass(frozen=True)
+class Step:
+    """One global step of a rank: its indices, in order, and their values per field name."""
+
+    step: int
+    epoch: int
+    indices: np.ndarray
+    values: Dict[str, np.ndarray]
+
+
+class Session:
+    """The session of one rank of a training run, served by the cluster's sharded trainer sessions
+    (the same ones Java trainers use): an endless iterator of :class:`Step`. After a restart,
+    :meth:`resume_from` at the trainer's own checkpoint step gives exactly the steps an
+    uninterrupted run would have had. A request that fails (its node gone, no answer in time) is
+    asked again, on the next endpoint if need be, after resuming at the step, so that no step is
+    skipped or repeated."""
+
+    ATTEMPTS = 3
+
+    def __init__(self, client: "TensorCacheClient", cache: str, run: str, rank: int,
+                 world_size: int, seed: int, global_batch: int) -> None:
+        self._client = client
+        self._cache = cache
+        self._info = client.describe(cache)
+        self._run = run
+        self._rank = rank
+        self._open = dict(world_size=world_size, seed=seed, global_batch=global_batch)
+        self._expected = self._retrying(lambda c, attempt: self._next_step(c, wire.OPEN, **self._open))
+
+    @property
+    def next_step(self) -> int:
+        """The step the next iteration serves."""
+        return self._expected
+
+    def resume_from(self, step: int) -> "Session":
+        """Makes ``step`` (the trainer's checkpoint step) the next one served."""
+        self._expected = self._retrying(lambda c, attempt: self._next_step(c, wire.RESUME, step=step))
+        return self
+
+    def __iter__(self) -> Iterator[Step]:
+        return self
+
+    def __next__(self) -> Step:
+        step = self._expected
+
+        def request(c: "_Connection", attempt: int) -> Step:
+            if attempt > 0:  # the lost request may have been served: serve the step again
+                self._next_step(c, wire.RESUME, step=step)
+            c.sock.sendall(wire.encode_session(wire.NEXT, self._cache, self._run, self._rank, step=step))
+            served, epoch, indices, values = wire.read_step(c.reader, self._info, c.peer)
+            return Step(served, epoch, indices, values)
+
+        result = self._retrying(request)
+        self._expected = step + 1
+        return result
+
+    def _next_step(self, c: "_Connection", op: int, **kw: int) -> int:
+        c.sock.sendall(wire.encode_session(op, self._cache, self._run, self._rank, **kw))
+        body = wire.ok_body(c.reader.frame(), c.peer)
+        (next_step,) = body.unpack("<q")
+        return int(next_step)
+
+    def _retrying(self, request):  # type: ignore[no-untyped-def]
+        last: Exception = Unavailable("no attempt made")
+        for attempt in range(self.ATTEMPTS):
+            try:
+                return self._client._call_once(self._cache, lambda c: request(c, attempt))
+            except (LookupFailed, Unavailable) as e:
+                last = e
+        raise last if isinstance(last, TensorCacheError) else Unavailable(str(last))
