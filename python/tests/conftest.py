@@ -41,11 +41,11 @@ def launcher(args: List[str], **kw) -> subprocess.Popen:
 class Node:
     """One `./tensorcache node` process with a lookup port."""
 
-    def __init__(self, data_dir: Path, seeds: Optional[str] = None) -> None:
+    def __init__(self, data_dir: Path, seeds: Optional[str] = None, job: Optional[List[str]] = None) -> None:
         self.port = free_port()
         self.log = data_dir / f"node-{self.port}.log"
         args = ["node", "--host", "127.0.0.1", "--port", str(self.port), "--lookup-port", "0",
-                "--data-dir", str(data_dir)] + JOB
+                "--data-dir", str(data_dir)] + (JOB if job is None else job)
         if seeds:
             args += ["--seeds", seeds]
         self.process = launcher(args, stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
@@ -80,13 +80,13 @@ class Node:
                 self.kill()
 
 
-def reference(data_dir: Path, cache: str) -> Dict[str, np.ndarray]:
+def reference(data_dir: Path, cache: str, examples: int = EXAMPLES) -> Dict[str, np.ndarray]:
     """Every value of the cache, from its verified segment files (safetensors), in index order."""
     from safetensors.numpy import load_file
 
     parts: Dict[str, List[np.ndarray]] = {}
     files = sorted((data_dir / cache / "segments").glob("range-*.safetensors"))
-    assert len(files) == -(-EXAMPLES // RANGE_SIZE), files
+    assert len(files) == -(-examples // RANGE_SIZE), files
     for f in files:
         for name, values in load_file(str(f)).items():
             if name != "__present__":
