@@ -1,0 +1,98 @@
+package org.tensorcache.actors.lookup;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.spec.CacheSpec;
+
+/** The Java codec against the worked examples of {@code docs/wire-protocol.md}. */
+class LookupWireDocumentTest {
+  private static final Pattern HEX = Pattern.compile("(?m)^[0-9a-f]{2}(?: [0-9a-f]{2})*");
+
+  /** The first code block after {@code title}, as bytes. */
+  private static byte[] example(String title) throws Exception {
+    return example(title, 0);
+  }
+
+  /** The code block number {@code skip} (from 0) after {@code title}, as bytes. */
+  private static byte[] example(String title, int skip) throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "wire-protocol.md"));
+    int from = doc.indexOf(title);
+    for (int i = 0; i <= skip; i++) {
+      from = doc.indexOf("```", doc.indexOf("```", from) + 3) + 3;
+    }
+    int open = doc.lastIndexOf("```", from - 4) + 3;
+    String block = doc.substring(open, from - 3);
+    StringBuilder hex = new StringBuilder();
+    Matcher m = HEX.matcher(block);
+    while (m.find()) {
+      hex.append(m.group().replace(" ", ""));
+    }
+    return HexFormat.of().parseHex(hex);
+  }
+
+  private static byte[] bytes(LookupFrames frames, ByteBuffer frame) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    frames.send(frame, out);
+    return out.toByteArray();
+  }
+
+  @Test
+  void getRequestAndValuesReplyAreTheDocuments() throws Exception {
+    LookupFrames frames = new LookupFrames();
+    byte[] get = example("### GET of indices [7, 42]");
+    assertArrayEquals(
+        get,
+        bytes(
+            frames,
+            LookupWire.encodeGet(
+                frames, "c".getBytes(StandardCharsets.UTF_8), new long[] {7, 42})));
+    LookupWire.Request decoded =
+        LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(get)));
+    assertEquals("c", decoded.cacheId());
+    assertArrayEquals(new long[] {7, 42}, decoded.indices());
+    assertArrayEquals(
+        example("### OK reply: one field of width 1"),
+        bytes(frames, LookupWire.encodeValues(frames, new float[][] {{1.5f, -2.0f}})));
+  }
+
+  @Test
+  void sessionOpenIsTheDocuments() throws Exception {
+    LookupFrames frames = new LookupFrames();
+    ByteBuffer open =
+        SessionWire.encode(
+            frames,
+            SessionWire.OPEN,
+            "c".getBytes(StandardCharsets.UTF_8),
+            new SessionWire.Args("r", 1, 2, 5, 10, -1));
+    assertArrayEquals(example("Worked example: OPEN of run"), bytes(frames, open));
+  }
+
+  @Test
+  void describeRoundTripIsTheDocuments() throws Exception {
+    CacheSpec spec =
+        new CacheSpec("c", 1000, List.of(new FieldSpec("logp", DType.F32, new int[0])), 256);
+    LookupFrames frames = new LookupFrames();
+    byte[] c = "c".getBytes(StandardCharsets.UTF_8);
+    String title = "### DESCRIBE round trip";
+    byte[] request = bytes(frames, LookupWire.encodeDescribe(frames, c));
+    assertArrayEquals(example(title), request);
+    byte[] reply = bytes(frames, LookupWire.encodeSpec(frames, spec));
+    assertArrayEquals(example(title, 1), reply);
+    ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
+    assertEquals(spec, LookupWire.decodeSpec(LookupWire.decodeStatus(body, "doc")));
+  }
+}
