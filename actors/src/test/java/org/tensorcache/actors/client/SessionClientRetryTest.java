@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.cluster.TestCache;
-import org.tensorcache.actors.cluster.TestCluster;
 import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.actors.session.SessionStep;
 import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.actors.session.TrainerSessionState;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A session request whose reply is lost (a timeout while the session's shard moves) is asked again;

@@ -24,6 +24,9 @@ import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.lookup.LookupFailedException;
+import org.tensorcache.actors.testing.Gate;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * Bad lookups, through the client and straight to the lookup actor, get an error naming the bad

@@ -15,6 +15,8 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /** Ranges too large to gossip: presence by gossip, values point to point and from segments. */
 class ByReferenceTest {

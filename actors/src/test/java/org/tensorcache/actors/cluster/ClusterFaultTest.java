@@ -19,6 +19,8 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 import org.tensorcache.store.block.Block;
 
 /** Nodes leaving and joining during a fill, and a cold restart of the whole cluster. */

@@ -18,6 +18,8 @@ import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 class ClusterFillTest {
   @TempDir Path dir;

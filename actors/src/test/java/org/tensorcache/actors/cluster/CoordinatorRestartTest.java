@@ -38,6 +38,8 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

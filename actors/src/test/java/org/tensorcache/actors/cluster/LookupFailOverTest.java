@@ -21,6 +21,8 @@ import org.tensorcache.actors.cache.RangeId;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A lookup whose range is being computed on a node that dies: the request that node held is lost

@@ -34,6 +34,8 @@ import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupWire;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A node's binary lookup port: values equal the single-process reference bit for bit, whether the

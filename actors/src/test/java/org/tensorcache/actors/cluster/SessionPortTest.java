@@ -30,6 +30,8 @@ import org.tensorcache.actors.client.TrainingBatch;
 import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.lookup.SessionWire;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A trainer session over the lookup port serves exactly the steps, indices and values that a

@@ -11,6 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.testing.GatedRunner;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A node that stops (SIGTERM, a test's shutdown) while a forward pass runs frees its runners'

@@ -14,7 +14,6 @@ import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.actors.WireTypes;
 import org.tensorcache.actors.session.TrainerSession.GetState;
 import org.tensorcache.actors.session.TrainerSession.Next;
 import org.tensorcache.actors.session.TrainerSession.Open;
@@ -25,6 +24,7 @@ import org.tensorcache.actors.session.TrainerSessionState.ResumedFrom;
 import org.tensorcache.actors.session.TrainerSessionState.SessionOpened;
 import org.tensorcache.actors.session.TrainerSessionState.StepServed;
 import org.tensorcache.actors.session.TrainerSessionState.Unopened;
+import org.tensorcache.actors.structure.WireTypes;
 import org.tensorcache.store.serialization.KryoSerializer;
 
 /** Every command, reply, event and state of a trainer session survives Kryo unchanged. */

@@ -1,4 +1,4 @@
-package org.tensorcache.actors.cluster;
+package org.tensorcache.actors.testing;
 
 import java.time.Duration;
 
@@ -7,7 +7,7 @@ import java.time.Duration;
  * pass waits at the gate until the test lets it through. A test that acts "during a fill" closes
  * the gate, lets a known number of passes through, and so knows how far the fill is when it acts.
  */
-final class Gate {
+public final class Gate {
   /** How long a pass waits at a gate that nobody opens before it fails: a forgotten gate. */
   private static final Duration ABANDONED = Duration.ofMinutes(2);
 
@@ -17,44 +17,44 @@ final class Gate {
   private long passed;
 
   /** Holds every later pass at the gate until it is let through. */
-  synchronized void close() {
+  public synchronized void close() {
     open = false;
   }
 
   /** Lets {@code passes} held or later passes through, one each. */
-  synchronized void allow(int passes) {
+  public synchronized void allow(int passes) {
     permits += passes;
     notifyAll();
   }
 
   /** Lets every pass through, those held now and every later one. */
-  synchronized void open() {
+  public synchronized void open() {
     open = true;
     notifyAll();
   }
 
   /** How many passes went through the gate so far. */
-  synchronized long passed() {
+  public synchronized long passed() {
     return passed;
   }
 
   /** How many passes wait at the gate now. */
-  synchronized int held() {
+  public synchronized int held() {
     return held;
   }
 
   /** Waits until at least {@code count} passes wait at the gate. */
-  synchronized void awaitHeld(int count, Duration within) throws InterruptedException {
+  public synchronized void awaitHeld(int count, Duration within) throws InterruptedException {
     awaitUntil(() -> held >= count, within, () -> held + " passes held, expected " + count);
   }
 
   /** Waits until at least {@code count} passes went through the gate. */
-  synchronized void awaitPassed(long count, Duration within) throws InterruptedException {
+  public synchronized void awaitPassed(long count, Duration within) throws InterruptedException {
     awaitUntil(() -> passed >= count, within, () -> passed + " passes, expected " + count);
   }
 
   /** Called by a runner before each forward pass: returns once the pass may go on. */
-  synchronized void pass() {
+  public synchronized void pass() {
     held++;
     notifyAll();
     try {

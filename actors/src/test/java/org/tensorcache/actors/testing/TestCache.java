@@ -1,4 +1,4 @@
-package org.tensorcache.actors.cluster;
+package org.tensorcache.actors.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,16 +24,16 @@ import org.tensorcache.store.spec.Fingerprint;
  * process computes for it, micro-batch by aligned micro-batch.
  */
 public final class TestCache {
-  static final int MICRO_BATCH = 16;
+  public static final int MICRO_BATCH = 16;
 
-  final Path dir;
-  final ExampleSet data;
-  final CacheSpec spec;
-  final Fingerprint fingerprint;
-  final AtomicLong computedExamples = new AtomicLong();
+  public final Path dir;
+  public final ExampleSet data;
+  public final CacheSpec spec;
+  public final Fingerprint fingerprint;
+  public final AtomicLong computedExamples = new AtomicLong();
 
   /** Every forward pass of this cache's runners goes through this gate; it starts open. */
-  final Gate gate = new Gate();
+  public final Gate gate = new Gate();
 
   private final Path modelDir;
   private final boolean vectors;
@@ -45,7 +45,7 @@ public final class TestCache {
   /**
    * With {@code vectors}, the cache holds a hidden-state vector per example instead of log-probs.
    */
-  TestCache(Path dir, int examples, int rangeSize, boolean vectors) throws IOException {
+  public TestCache(Path dir, int examples, int rangeSize, boolean vectors) throws IOException {
     this.dir = dir;
     this.vectors = vectors;
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 5, examples);
@@ -64,7 +64,7 @@ public final class TestCache {
    * A runner over a freshly loaded copy of the model that counts the examples it computes and
    * passes {@link #gate} before each forward pass.
    */
-  GatedRunner newRunner() {
+  public GatedRunner newRunner() {
     try {
       TinyLm lm = TinyLm.load(modelDir);
       ModelRunner inner =

@@ -1,4 +1,4 @@
-package org.tensorcache.actors.cluster;
+package org.tensorcache.actors.testing;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -20,19 +20,19 @@ import org.tensorcache.actors.coordinator.Coordinator;
 
 /** Several cluster nodes in this JVM (loopback, port 0), each a full TensorCache node. */
 public final class TestCluster implements AutoCloseable {
-  final List<ActorTestKit> nodes = new ArrayList<>();
-  final List<ActorRef<Coordinator.Command>> coordinators = new ArrayList<>();
+  public final List<ActorTestKit> nodes = new ArrayList<>();
+  public final List<ActorRef<Coordinator.Command>> coordinators = new ArrayList<>();
   private final Path dataDir;
   private final List<CacheDefinition> caches;
 
   private final String extraConfig;
 
-  TestCluster(Path dataDir, List<CacheDefinition> caches) {
+  public TestCluster(Path dataDir, List<CacheDefinition> caches) {
     this(dataDir, caches, "");
   }
 
   /** With {@code extraConfig} (HOCON) on top of the test configuration of every node. */
-  TestCluster(Path dataDir, List<CacheDefinition> caches, String extraConfig) {
+  public TestCluster(Path dataDir, List<CacheDefinition> caches, String extraConfig) {
     this.dataDir = dataDir;
     this.caches = caches;
     this.extraConfig = extraConfig;
@@ -43,7 +43,7 @@ public final class TestCluster implements AutoCloseable {
     return config(dataDir, roles, "");
   }
 
-  static Config config(Path dataDir, String roles, String extra) {
+  public static Config config(Path dataDir, String roles, String extra) {
     return ConfigFactory.parseString(extra)
         .withFallback(
             ConfigFactory.parseString(
@@ -60,7 +60,7 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /** Starts a node with these roles and joins it to the first node (or itself). */
-  ActorTestKit add(String roles) {
+  public ActorTestKit add(String roles) {
     ActorTestKit kit = ActorTestKit.create("TensorCacheTest", config(dataDir, roles, extraConfig));
     TensorCacheNode node = TensorCacheNode.get(kit.system());
     caches.forEach(node::register);
@@ -74,7 +74,7 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /** Waits until every node sees every node Up. */
-  void awaitUp(Duration within) {
+  public void awaitUp(Duration within) {
     nodes
         .get(0)
         .createTestProbe()
@@ -97,7 +97,7 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /** Leaves the cluster gracefully and stops the node. */
-  void leave(ActorTestKit kit) {
+  public void leave(ActorTestKit kit) {
     Cluster.get(kit.system())
         .manager()
         .tell(Leave.create(Cluster.get(kit.system()).selfMember().address()));

@@ -1,4 +1,4 @@
-package org.tensorcache.actors.cluster;
+package org.tensorcache.actors.testing;
 
 import java.util.List;
 import java.util.Map;
@@ -15,15 +15,15 @@ import org.tensorcache.model.spec.FieldSpec;
  * A real runner whose forward passes go through a {@link Gate} the test holds, that counts the
  * examples it computed, and that records whether it was closed while a pass was running.
  */
-final class GatedRunner implements ModelRunner {
+public final class GatedRunner implements ModelRunner {
   private final ModelRunner inner;
   private final AtomicLong count;
   private final Gate gate;
   private final AtomicInteger running = new AtomicInteger();
-  final CountDownLatch closed = new CountDownLatch(1);
-  final AtomicBoolean closedWhileRunning = new AtomicBoolean();
+  public final CountDownLatch closed = new CountDownLatch(1);
+  public final AtomicBoolean closedWhileRunning = new AtomicBoolean();
 
-  GatedRunner(ModelRunner inner, AtomicLong count, Gate gate) {
+  public GatedRunner(ModelRunner inner, AtomicLong count, Gate gate) {
     this.inner = inner;
     this.count = count;
     this.gate = gate;

@@ -1,4 +1,4 @@
-package org.tensorcache.actors;
+package org.tensorcache.actors.structure;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
