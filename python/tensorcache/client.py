@@ -182,27 +182,15 @@ class TensorCacheClient:
             raise Unavailable(f"{c.peer if c else 'connect'}: {e}") from e
 
     def _call(self, cache: str, request):  # type: ignore[no-untyped-def]
-        if self._closed:
-            raise Unavailable("the client is closed")
+        """Runs ``request``, on the next endpoint when a node does not answer (it is idempotent)."""
         failures: List[str] = []
         for _ in range(len(self._endpoints)):
-            c: Optional[_Connection] = None
             try:
-                c = self._borrow()
-                result = request(c)
-                self._return(c)
-                return result
-            except (BadRequest, LookupFailed):
-                self._return(c)  # an answered error: the connection is in step and stays usable
-                raise
-            except ProtocolError:
-                if c is not None:
-                    c.close()
-                raise
-            except (OSError, ConnectionError) as e:  # socket.timeout is an OSError
-                failures.append(f"{c.peer if c else 'connect'}: {e}")
-                if c is not None:
-                    c.close()
+                return self._call_once(cache, request)
+            except Unavailable as e:
+                if self._closed:
+                    raise
+                failures.append(str(e))
         raise Unavailable(f"lookup of cache {cache!r} failed on every endpoint: {failures}")
 
     def _borrow(self) -> _Connection:
