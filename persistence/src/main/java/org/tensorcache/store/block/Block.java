@@ -1,18 +1,21 @@
 package org.tensorcache.store.block;
 
-import java.util.Arrays;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
+import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * The values of one range of a cache: per field a {@code float[]} of {@code length * width}
- * elements (row-major per example) and a presence bitset.
+ * The values of one range of a cache: per field an array of {@code length * width} elements of the
+ * field's dtype (row-major per example; the Java types are {@link FieldArrays}') and a presence
+ * bitset.
  *
  * <p>Presence, not the value, says whether an example is known: a missing example holds {@link
- * #SENTINEL} ({@code -inf}), while a present one may hold a real {@code -inf}. Blocks form a
- * state-based CRDT under {@link #merge} ({@link BlockMerge}): element-wise {@link Math#max} where
- * both sides hold an example, the holder's values where one does, presence OR. Readers on other
- * threads find a cache's blocks in {@link PublishedBlocks}, and a lookup reads them through {@link
- * BlockGather}.
+ * #SENTINEL} ({@code -inf}; the lowest integer for integer dtypes), while a present one may hold a
+ * real {@code -inf}. Blocks form a state-based CRDT under {@link #merge} ({@link BlockMerge}):
+ * element-wise {@link Math#max} where both sides hold an example, the holder's values where one
+ * does, presence OR. Readers on other threads find a cache's blocks in {@link PublishedBlocks}, and
+ * a lookup reads them through {@link BlockGather}.
  *
  * <p>A block is mutable and not thread-safe; to share one across threads, publish a {@link #copy()}
  * that is never mutated.
@@ -27,10 +30,14 @@ public final class Block {
   private final int length;
 
   /** Per field, {@code length * width} elements; read directly by the merge and the gather. */
-  final float[][] values;
+  final Object[] values;
+
+  /** Per field, its dtype. */
+  final DType[] dtypes;
 
   /**
-   * {@code values[0]} and {@code values[1]} (or null): the lookup's loop saves a load with them.
+   * {@code values[0]} and {@code values[1]} where they are F32 (else null): the lookup's loop saves
+   * a load with them.
    */
   final float[] field0;
 
@@ -41,15 +48,19 @@ public final class Block {
 
   final Presence presence;
 
-  private Block(CacheSpec spec, int range, float[][] values, Presence presence) {
+  private Block(CacheSpec spec, int range, Object[] values, Presence presence) {
     this.spec = spec;
     this.range = range;
     this.start = spec.rangeStart(range);
     this.length = spec.rangeLength(range);
     this.widths = widths(spec);
     this.values = values;
-    this.field0 = values[0];
-    this.field1 = values.length > 1 ? values[1] : null;
+    this.dtypes = new DType[values.length];
+    for (int f = 0; f < values.length; f++) {
+      dtypes[f] = spec.fields().get(f).dtype();
+    }
+    this.field0 = values[0] instanceof float[] v ? v : null;
+    this.field1 = values.length > 1 && values[1] instanceof float[] v ? v : null;
     this.presence = presence;
   }
 
@@ -59,26 +70,26 @@ public final class Block {
       throw new IllegalArgumentException("cache spec missing");
     }
     int length = spec.rangeLength(range);
-    float[][] values = new float[spec.fields().size()][];
+    Object[] values = new Object[spec.fields().size()];
     for (int f = 0; f < values.length; f++) {
-      values[f] = new float[length * spec.fields().get(f).width()];
-      Arrays.fill(values[f], SENTINEL);
+      FieldSpec field = spec.fields().get(f);
+      values[f] = FieldArrays.sentinels(field.dtype(), length * field.width());
     }
     return new Block(spec, range, values, Presence.none(length));
   }
 
   /**
    * A block built from raw arrays; the arrays are copied. Present examples must hold no NaN and
-   * missing ones exactly {@link #SENTINEL}.
+   * missing ones exactly the sentinel of their dtype.
    *
-   * @param values per field, {@code length * width} elements
+   * @param values per field, {@code length * width} elements of its dtype's Java type
    * @param presence bitset words, bit {@code i % 64} of word {@code i / 64} for example {@code
    *     start + i}; bits at or beyond the range length must be clear
    */
-  public static Block of(CacheSpec spec, int range, float[][] values, long[] presence) {
-    float[][] copies = values == null ? null : new float[values.length][];
+  public static Block of(CacheSpec spec, int range, Object[] values, long[] presence) {
+    Object[] copies = values == null ? null : new Object[values.length];
     for (int f = 0; copies != null && f < copies.length; f++) {
-      copies[f] = values[f] == null ? null : values[f].clone();
+      copies[f] = values[f] == null ? null : FieldArrays.copyOf(values[f]);
     }
     return adopt(spec, range, copies, presence == null ? null : presence.clone());
   }
@@ -87,7 +98,7 @@ public final class Block {
    * Like {@link #of}, but the block takes the arrays over without copying them, as a decoder that
    * has just filled them can let it; the caller must not touch them afterwards.
    */
-  public static Block adopt(CacheSpec spec, int range, float[][] values, long[] presence) {
+  public static Block adopt(CacheSpec spec, int range, Object[] values, long[] presence) {
     if (spec == null) {
       throw new IllegalArgumentException("cache spec missing");
     }
@@ -99,9 +110,9 @@ public final class Block {
 
   /** An independent copy of this block. */
   public Block copy() {
-    float[][] copies = new float[values.length][];
+    Object[] copies = new Object[values.length];
     for (int f = 0; f < values.length; f++) {
-      copies[f] = values[f].clone();
+      copies[f] = FieldArrays.copyOf(values[f]);
     }
     return new Block(spec, range, copies, presence.copy());
   }
@@ -128,7 +139,8 @@ public final class Block {
 
   /**
    * Stores all fields of one example; if it is already present, the values are merged with MAX as
-   * in {@link #merge}. Nothing changes when an argument is rejected.
+   * in {@link #merge}. Nothing changes when an argument is rejected. A runner computes floats: a
+   * field of F16 or BF16 stores the nearest (ties to even), one of I32 or I64 takes integers only.
    *
    * @param perFieldValues one array per field in spec order, each of the field's width
    */
@@ -138,11 +150,7 @@ public final class Block {
     boolean wasPresent = presence.has(i);
     for (int f = 0; f < values.length; f++) {
       float[] v = perFieldValues[f];
-      float[] dst = values[f];
-      int base = i * v.length;
-      for (int k = 0; k < v.length; k++) {
-        dst[base + k] = wasPresent ? Math.max(dst[base + k], v[k]) : v[k];
-      }
+      FieldArrays.putFloats(dtypes[f], values[f], i * v.length, v, wasPresent);
     }
     presence.add(i);
   }
@@ -153,10 +161,11 @@ public final class Block {
   }
 
   /**
-   * Copies the width elements of field {@code field} of example {@code index} into {@code dst} at
-   * {@code dstOff}; throws if the example is not present, so a sentinel is never handed out.
+   * Copies the width elements of field {@code field} of example {@code index} into {@code dst} (an
+   * array of the field's dtype) at {@code dstOff}; throws if the example is not present, so a
+   * sentinel is never handed out.
    */
-  public void copyValues(int field, long index, float[] dst, int dstOff) {
+  public void copyValues(int field, long index, Object dst, int dstOff) {
     int i = local(index);
     checkField(field);
     if (!presence.has(i)) {
@@ -174,7 +183,7 @@ public final class Block {
    * no exception for a missing example. A batch of indices across the blocks of a cache is {@link
    * BlockGather#gather}.
    */
-  public boolean gather(long index, float[][] out, int position) {
+  public boolean gather(long index, Object[] out, int position) {
     int i = local(index);
     if (!holds(i)) {
       return false;
@@ -220,7 +229,7 @@ public final class Block {
    * of the range, including the sentinels of missing examples; for codecs, which store the presence
    * alongside.
    */
-  public void copyRawValues(int field, int from, float[] dst, int dstOff, int count) {
+  public void copyRawValues(int field, int from, Object dst, int dstOff, int count) {
     checkField(field);
     System.arraycopy(values[field], from, dst, dstOff, count);
   }
@@ -237,8 +246,8 @@ public final class Block {
       return false;
     }
     for (int f = 0; f < values.length; f++) {
-      // Arrays.equals(float[], float[]) compares floatToIntBits, so -0.0 and 0.0 differ.
-      if (!Arrays.equals(values[f], b.values[f])) {
+      // float arrays compare by floatToIntBits, so -0.0 and 0.0 differ.
+      if (!FieldArrays.equal(values[f], b.values[f])) {
         return false;
       }
     }
@@ -249,8 +258,8 @@ public final class Block {
   public int hashCode() {
     int h = spec.hashCode() * 31 + range;
     h = h * 31 + presence.hashCode();
-    for (float[] v : values) {
-      h = h * 31 + Arrays.hashCode(v);
+    for (Object v : values) {
+      h = h * 31 + FieldArrays.hash(v);
     }
     return h;
   }

@@ -2,6 +2,8 @@ package org.tensorcache.store.block;
 
 import java.lang.reflect.Array;
 import java.util.Arrays;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -11,7 +13,10 @@ final class BlockChecks {
 
   private BlockChecks() {}
 
-  /** Checks one example's values: one array per field, of the field's width, without NaN. */
+  /**
+   * Checks one example's values as a runner gives them: one float array per field, of the field's
+   * width, without NaN, and integers for integer dtypes.
+   */
   static void checkRow(CacheSpec spec, long index, float[][] perFieldValues) {
     int fieldCount = spec.fields().size();
     if (perFieldValues == null || perFieldValues.length != fieldCount) {
@@ -28,9 +33,11 @@ final class BlockChecks {
             index, field.name(), len(v), field.width(), Arrays.toString(field.shape()));
       }
       for (int k = 0; k < v.length; k++) {
-        if (Float.isNaN(v[k])) {
+        String expected = FieldArrays.checkFloat(field.dtype(), v[k]);
+        if (expected != null) {
           throw err(
-              "index %d: field '%s' element %d is NaN, expected a number", index, field.name(), k);
+              "index %d: field '%s' (%s) element %d is %s, expected %s",
+              index, field.name(), field.dtype().safetensorsName(), k, v[k], expected);
         }
       }
     }
@@ -41,7 +48,7 @@ final class BlockChecks {
    * example and exactly the sentinel in a missing one.
    */
   static void checkRaw(
-      CacheSpec spec, int range, long start, int length, float[][] values, long[] presence) {
+      CacheSpec spec, int range, long start, int length, Object[] values, long[] presence) {
     int fieldCount = spec.fields().size();
     if (values == null || values.length != fieldCount) {
       throw err("%s value arrays for range %d, expected %d", len(values), range, fieldCount);
@@ -56,12 +63,25 @@ final class BlockChecks {
     for (int f = 0; f < fieldCount; f++) {
       FieldSpec field = spec.fields().get(f);
       int width = field.width();
-      if (values[f] == null || values[f].length != length * width) {
+      if (!FieldArrays.isArrayOf(field.dtype(), values[f])) {
+        throw err(
+            "field '%s' of dtype %s has values of %s for range %d, expected %s",
+            field.name(),
+            field.dtype().safetensorsName(),
+            FieldArrays.javaType(values[f]),
+            range,
+            FieldArrays.javaType(field.dtype().newArray(0)));
+      }
+      if (FieldArrays.length(values[f]) != length * width) {
         throw err(
             "field '%s' has %s elements for range %d, expected %d",
             field.name(), len(values[f]), range, length * width);
       }
-      checkValues(field, start, length, width, values[f], presence);
+      if (values[f] instanceof float[] v) {
+        checkValues(field, start, length, width, v, presence);
+      } else {
+        checkElements(field, start, length, width, values[f], presence);
+      }
     }
   }
 
@@ -86,6 +106,27 @@ final class BlockChecks {
           if (isPresent ? v[k] != v[k] : Float.floatToRawIntBits(v[k]) != SENTINEL_BITS) {
             throw badValue(field, start, e, v[k], isPresent);
           }
+        }
+      }
+    }
+  }
+
+  /** {@link #checkValues} for any dtype, an element at a time. */
+  private static void checkElements(
+      FieldSpec field, long start, int length, int width, Object v, long[] presence) {
+    DType t = field.dtype();
+    for (int e = 0; e < length; e++) {
+      boolean isPresent = (presence[e >>> 6] & (1L << e)) != 0;
+      for (int k = e * width, last = k + width; k < last; k++) {
+        if (isPresent ? FieldArrays.isNaN(t, v, k) : !FieldArrays.isSentinel(t, v, k)) {
+          throw isPresent
+              ? err("index %d: field '%s' holds NaN", start + e, field.name())
+              : err(
+                  "index %d: field '%s' is missing but holds %s, expected the sentinel %s",
+                  start + e,
+                  field.name(),
+                  FieldArrays.toString(t, v, k),
+                  FieldArrays.toString(t, FieldArrays.sentinels(t, 1), 0));
         }
       }
     }

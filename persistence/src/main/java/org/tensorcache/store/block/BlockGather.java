@@ -2,6 +2,7 @@ package org.tensorcache.store.block;
 
 import java.util.Arrays;
 import java.util.List;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -28,26 +29,28 @@ public final class BlockGather {
 
   /**
    * Copies the values of {@code indices} into {@code out} (per field, {@code indices.length *
-   * width} floats in request order) and returns the positions that were missing (an empty array
-   * when none was), leaving their elements of {@code out} as they were. An index out of {@code [0,
-   * n)} is an {@link IllegalArgumentException} that names it.
+   * width} elements of its dtype, in request order) and returns the positions that were missing (an
+   * empty array when none was), leaving their elements of {@code out} as they were. An index out of
+   * {@code [0, n)} is an {@link IllegalArgumentException} that names it.
    *
    * @param blocks the current blocks of the cache, read with acquire semantics; the block of range
    *     {@code r}, where there is one, is a block of range {@code r} of {@code spec}
    * @param cacheId the cache's name in error messages
-   * @param out per field, at least {@code indices.length * width} floats
+   * @param out per field, an array of its dtype of at least {@code indices.length * width}
    */
   public static int[] gather(
-      CacheSpec spec, PublishedBlocks blocks, String cacheId, long[] indices, float[][] out) {
+      CacheSpec spec, PublishedBlocks blocks, String cacheId, long[] indices, Object[] out) {
     List<FieldSpec> fields = spec.fields();
     int scalars = 0;
-    while (scalars < fields.size() && fields.get(scalars).width() == 1) {
+    while (scalars < fields.size()
+        && fields.get(scalars).width() == 1
+        && fields.get(scalars).dtype() == DType.F32) {
       scalars++;
     }
     int shift = shiftOf(spec.rangeSize());
     if (scalars == fields.size() && scalars <= 2 && shift >= 0) {
-      float[] second = scalars == 2 ? out[1] : null;
-      return gatherScalars(spec, blocks, shift, cacheId, indices, out[0], second);
+      float[] second = scalars == 2 ? (float[]) out[1] : null;
+      return gatherScalars(spec, blocks, shift, cacheId, indices, (float[]) out[0], second);
     }
     return gatherRows(spec, blocks, shift, cacheId, indices, out);
   }
@@ -99,7 +102,7 @@ public final class BlockGather {
       int shift,
       String cacheId,
       long[] indices,
-      float[][] out) {
+      Object[] out) {
     long n = spec.n();
     int rangeSize = spec.rangeSize();
     Block[] slots = blocks.slots;
@@ -123,13 +126,13 @@ public final class BlockGather {
   }
 
   /** Copies every field of the range's example {@code at} into {@code out[f]} at {@code pos}. */
-  static void copyRow(Block block, int at, float[][] out, int pos) {
-    float[][] values = block.values;
+  static void copyRow(Block block, int at, Object[] out, int pos) {
+    Object[] values = block.values;
     int[] widths = block.widths;
     for (int f = 0; f < values.length; f++) {
       int w = widths[f];
-      if (w == 1) {
-        out[f][pos] = values[f][at];
+      if (w == 1 && values[f] instanceof float[] v) {
+        ((float[]) out[f])[pos] = v[at];
       } else {
         System.arraycopy(values[f], at * w, out[f], pos * w, w);
       }

@@ -1,5 +1,8 @@
 package org.tensorcache.store.block;
 
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
+
 /**
  * The merge that makes blocks a state-based CRDT: element-wise {@link Math#max} where both blocks
  * hold an example, the holder's values where one does, presence OR. Commutative, associative and
@@ -27,7 +30,12 @@ final class BlockMerge {
       long both = mine & theirs;
       long onlyTheirs = theirs & ~mine;
       for (int f = 0; f < dst.values.length; f++) {
-        mergeWord(dst.values[f], src.values[f], dst.widths[f], w, both, onlyTheirs);
+        if (dst.values[f] instanceof float[] mine32) {
+          mergeWord(mine32, (float[]) src.values[f], dst.widths[f], w, both, onlyTheirs);
+        } else {
+          mergeWordOf(
+              dst.dtypes[f], dst.values[f], src.values[f], dst.widths[f], w, both, onlyTheirs);
+        }
       }
       dst.presence.orWord(w, theirs);
     }
@@ -53,6 +61,19 @@ final class BlockMerge {
       for (int k = base, end = base + width; k < end; k++) {
         dst[k] = Math.max(dst[k], src[k]);
       }
+    }
+    for (long bits = onlyTheirs; bits != 0; bits &= bits - 1) {
+      int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
+      System.arraycopy(src, base, dst, base, width);
+    }
+  }
+
+  /** {@link #mergeWord} for any dtype: MAX as {@link FieldArrays#maxInto} has it. */
+  private static void mergeWordOf(
+      DType t, Object dst, Object src, int width, int w, long both, long onlyTheirs) {
+    for (long bits = both; bits != 0; bits &= bits - 1) {
+      int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;
+      FieldArrays.maxInto(t, dst, src, base, base + width);
     }
     for (long bits = onlyTheirs; bits != 0; bits &= bits - 1) {
       int base = ((w << 6) + Long.numberOfTrailingZeros(bits)) * width;

@@ -18,6 +18,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.DataRegionReader;
@@ -34,9 +35,10 @@ import org.tensorcache.store.spec.Fingerprint;
 /**
  * Exports a whole cache as one safetensors file and imports it back.
  *
- * <p>Layout: one {@code F32} tensor per field of shape {@code [n, ...fieldShape]} in spec order
- * (missing examples hold {@code -inf}), then {@value #PRESENT}, {@code U8} of shape {@code [n]}
- * holding 1 for a present example and 0 for a missing one, so Python can mask with it directly.
+ * <p>Layout: one tensor of the field's dtype per field of shape {@code [n, ...fieldShape]} in spec
+ * order (missing examples hold the dtype's sentinel: {@code -inf}, or the lowest integer), then
+ * {@value #PRESENT}, {@code U8} of shape {@code [n]} holding 1 for a present example and 0 for a
+ * missing one, so Python can mask with it directly.
  */
 public final class CacheExport {
   /** The {@code format} metadata value of an export. */
@@ -78,19 +80,20 @@ public final class CacheExport {
         tensors,
         meta,
         out -> {
-          float[] chunk = new float[1 << 16];
           for (int f = 0; f < spec.fields().size(); f++) {
+            DType t = spec.fields().get(f).dtype();
             int width = spec.fields().get(f).width();
+            Object chunk = t.newArray(1 << 16);
             for (int r = 0; r < byRange.length; r++) {
               int elements = spec.rangeLength(r) * width;
               if (byRange[r] == null) {
-                out.putRepeated(Block.SENTINEL, elements);
+                out.putSentinels(t, elements);
                 continue;
               }
-              for (int from = 0; from < elements; from += chunk.length) {
-                int n = Math.min(chunk.length, elements - from);
+              for (int from = 0; from < elements; from += 1 << 16) {
+                int n = Math.min(1 << 16, elements - from);
                 byRange[r].copyRawValues(f, from, chunk, 0, n);
-                out.putFloats(chunk, 0, n);
+                out.putElements(t, chunk, 0, n);
               }
             }
           }
@@ -136,12 +139,13 @@ public final class CacheExport {
 
       DataRegionReader in = new DataRegionReader(ch, 8L + header.length, dataLength);
       int ranges = spec.rangeCount();
-      float[][][] values = new float[ranges][spec.fields().size()][];
+      Object[][] values = new Object[ranges][spec.fields().size()];
       for (int f = 0; f < spec.fields().size(); f++) {
-        int width = spec.fields().get(f).width();
+        FieldSpec field = spec.fields().get(f);
         for (int r = 0; r < ranges; r++) {
-          values[r][f] = new float[spec.rangeLength(r) * width];
-          in.getFloats(values[r][f], 0, values[r][f].length);
+          int elements = spec.rangeLength(r) * field.width();
+          values[r][f] = field.dtype().newArray(elements);
+          in.getElements(field.dtype(), values[r][f], 0, elements);
         }
       }
       long[][] presence = new long[ranges][];

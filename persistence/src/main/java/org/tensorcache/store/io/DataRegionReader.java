@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
 
 /**
  * Streams little-endian data of a known length from a channel through a fixed buffer, keeping the
@@ -58,6 +60,27 @@ public final class DataRegionReader {
       int n = Math.min(count, buffer.remaining() / Float.BYTES);
       buffer.asFloatBuffer().get(dst, off, n);
       buffer.position(buffer.position() + n * Float.BYTES);
+      off += n;
+      count -= n;
+    }
+  }
+
+  /**
+   * Reads {@code count} elements of {@code t} into {@code dst} (an array of its Java type) from
+   * {@code off}.
+   */
+  public void getElements(DType t, Object dst, int off, int count) throws IOException {
+    if (dst instanceof float[] f) {
+      getFloats(f, off, count);
+      return;
+    }
+    int size = t.bytes();
+    while (count > 0) {
+      if (buffer.remaining() < size) {
+        refill();
+      }
+      int n = Math.min(count, buffer.remaining() / size);
+      FieldArrays.read(t, buffer, dst, off, n);
       off += n;
       count -= n;
     }

@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
 
 /**
  * Streams little-endian data to a channel from a given position through a fixed buffer, keeping the
@@ -40,6 +42,36 @@ public final class DataRegionWriter {
       buffer.position(buffer.position() + n * Float.BYTES);
       off += n;
       count -= n;
+    }
+  }
+
+  /**
+   * Appends {@code count} elements of {@code t} of {@code src} (its Java type) from {@code off}.
+   */
+  public void putElements(DType t, Object src, int off, int count) throws IOException {
+    if (src instanceof float[] f) {
+      putFloats(f, off, count);
+      return;
+    }
+    int size = t.bytes();
+    while (count > 0) {
+      if (buffer.remaining() < size) {
+        flush();
+      }
+      int n = Math.min(count, buffer.remaining() / size);
+      FieldArrays.write(t, src, off, n, buffer);
+      off += n;
+      count -= n;
+    }
+  }
+
+  /** Appends {@code count} sentinels of {@code t}, the elements of a missing example. */
+  public void putSentinels(DType t, long count) throws IOException {
+    Object chunk = FieldArrays.sentinels(t, (int) Math.min(count, 1 << 14));
+    for (long done = 0; done < count; ) {
+      int n = (int) Math.min(count - done, FieldArrays.length(chunk));
+      putElements(t, chunk, 0, n);
+      done += n;
     }
   }
 

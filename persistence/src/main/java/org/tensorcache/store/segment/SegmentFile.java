@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.DataRegionReader;
@@ -27,9 +28,10 @@ import org.tensorcache.store.spec.Fingerprint;
 /**
  * Writes one block as a safetensors segment and reads it back with strict checks.
  *
- * <p>Layout: one {@code F32} tensor per field of shape {@code [length, ...fieldShape]}, in spec
- * order, then {@value #PRESENT} ({@code U8}, {@code [ceil(length/8)]}): bit {@code i % 8} of byte
- * {@code i / 8} is set when example {@code start + i} is present.
+ * <p>Layout: one tensor of the field's dtype ({@code F32}, {@code F16}, {@code BF16}, {@code I32}
+ * or {@code I64}) per field of shape {@code [length, ...fieldShape]}, in spec order, then {@value
+ * #PRESENT} ({@code U8}, {@code [ceil(length/8)]}): bit {@code i % 8} of byte {@code i / 8} is set
+ * when example {@code start + i} is present.
  */
 public final class SegmentFile {
   /** The {@code format} metadata value of a segment. */
@@ -61,13 +63,15 @@ public final class SegmentFile {
         tensors,
         meta,
         out -> {
-          float[] chunk = new float[Math.min(1 << 16, block.length())];
           for (int f = 0; f < spec.fields().size(); f++) {
+            DType t = spec.fields().get(f).dtype();
             int elements = block.length() * spec.fields().get(f).width();
-            for (int from = 0; from < elements; from += chunk.length) {
-              int n = Math.min(chunk.length, elements - from);
+            int chunkSize = Math.min(1 << 16, elements);
+            Object chunk = t.newArray(chunkSize);
+            for (int from = 0; from < elements; from += chunkSize) {
+              int n = Math.min(chunkSize, elements - from);
               block.copyRawValues(f, from, chunk, 0, n);
-              out.putFloats(chunk, 0, n);
+              out.putElements(t, chunk, 0, n);
             }
           }
           byte[] packed = pack(block.presenceWords(), block.length());
@@ -130,10 +134,12 @@ public final class SegmentFile {
           whole != null
               ? new DataRegionReader(whole, dataStart, dataLength)
               : new DataRegionReader(ch, dataStart, dataLength);
-      float[][] values = new float[spec.fields().size()][];
+      Object[] values = new Object[spec.fields().size()];
       for (int f = 0; f < values.length; f++) {
-        values[f] = new float[length * spec.fields().get(f).width()];
-        in.getFloats(values[f], 0, values[f].length);
+        FieldSpec field = spec.fields().get(f);
+        int elements = length * field.width();
+        values[f] = field.dtype().newArray(elements);
+        in.getElements(field.dtype(), values[f], 0, elements);
       }
       byte[] packed = new byte[(length + 7) / 8];
       in.getBytes(packed, 0, packed.length);

@@ -2,12 +2,13 @@ package org.tensorcache.store.segment;
 
 import java.util.Arrays;
 import java.util.List;
+import org.tensorcache.model.spec.DType;
 
 /**
  * One tensor entry of a safetensors header, as this project writes it.
  *
  * @param name tensor name
- * @param dtype safetensors dtype, {@code F32} or {@code U8}
+ * @param dtype safetensors dtype: a field's {@link DType} or {@code U8}
  * @param shape dimensions
  */
 public record TensorInfo(String name, String dtype, long[] shape) {
@@ -59,12 +60,9 @@ public record TensorInfo(String name, String dtype, long[] shape) {
   }
 
   private static int elementBytes(String dtype) {
-    return switch (dtype) {
-      case "F32" -> 4;
-      case "U8" -> 1;
-      default ->
-          throw new IllegalArgumentException(
-              "dtype '" + dtype + "' unsupported, expected F32 or U8");
-    };
+    if (dtype.equals("U8")) {
+      return 1;
+    }
+    return DType.fromSafetensors(dtype).bytes();
   }
 }

@@ -59,7 +59,7 @@ class BlockTest {
     var nan =
         assertThrows(IllegalArgumentException.class, () -> b.put(950, row(9, 9, 9, Float.NaN, 9)));
     assertEquals(
-        "index 950: field 'features' element 1 is NaN, expected a number", nan.getMessage());
+        "index 950: field 'features' (F32) element 1 is NaN, expected a number", nan.getMessage());
     var count =
         assertThrows(IllegalArgumentException.class, () -> b.put(951, new float[][] {{1}, {1}}));
     assertEquals("index 951: 2 field arrays, expected 3 for cache 'dpo-ref'", count.getMessage());

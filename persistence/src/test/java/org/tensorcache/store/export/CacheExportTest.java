@@ -192,11 +192,15 @@ class CacheExportTest {
   }
 
   /** Skips without Python's safetensors and numpy, except in CI, where they must be installed. */
-  private static void requirePython() throws InterruptedException {
+  /** Skips the test, or fails it under CI, without python3 and safetensors, numpy and more. */
+  static void requirePython(String... more) throws InterruptedException {
+    String modules =
+        String.join(", ", List.of("safetensors", "numpy"))
+            + (more.length == 0 ? "" : ", " + String.join(", ", more));
     String problem;
     try {
       Process p =
-          new ProcessBuilder("python3", "-c", "import safetensors, numpy")
+          new ProcessBuilder("python3", "-c", "import " + modules)
               .redirectErrorStream(true)
               .start();
       String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -213,8 +217,11 @@ class CacheExportTest {
       return;
     }
     String message =
-        "python3 with the safetensors and numpy packages is needed "
-            + "(pip install safetensors numpy): "
+        "python3 with the packages "
+            + modules
+            + " is needed (pip install "
+            + modules.replace(",", "")
+            + "): "
             + problem;
     if ("true".equals(System.getenv("CI"))) {
       fail(message);
