@@ -45,7 +45,8 @@ final class DpoBench {
         long t0 = System.nanoTime();
         Batch values = client.lookup(cacheId, indices);
         withCache.step(
-            examples, new RefLogprobs(values.field("chosen_logp"), values.field("rejected_logp")));
+            examples,
+            new RefLogprobs(values.floats("chosen_logp"), values.floats("rejected_logp")));
         long t1 = System.nanoTime();
         withModel.step(examples, uncached);
         long t2 = System.nanoTime();

@@ -32,8 +32,8 @@ final class LookupBench {
       all[i] = i;
     }
     Batch everything = client.lookup(cacheId, all);
-    float[] chosen = everything.field("chosen_logp");
-    float[] rejected = everything.field("rejected_logp");
+    float[] chosen = everything.floats("chosen_logp");
+    float[] rejected = everything.floats("rejected_logp");
     List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
         "%6s %12s %12s %12s %12s %12s %12s %11s %13s%n",
@@ -74,7 +74,8 @@ final class LookupBench {
         long t2 = System.nanoTime();
         client.lookupInto(cacheId, indices, reused);
         long t3 = System.nanoTime();
-        sink += batch.values()[0][b - 1] + outChosen[b - 1] + outRejected[0] + reused[1][0];
+        sink +=
+            ((float[]) batch.values()[0])[b - 1] + outChosen[b - 1] + outRejected[0] + reused[1][0];
         if (round >= 0) { // the first quarter, and at least WARM_UP_NANOS, warm the JIT up
           cache[round] = t1 - t0;
           array[round] = t2 - t1;

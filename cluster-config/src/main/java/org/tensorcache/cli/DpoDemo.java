@@ -54,8 +54,8 @@ final class DpoDemo {
     try (DpoTrainer trainer = new DpoTrainer(policy, DpoConfig.DEFAULTS)) {
       while (session.nextStep() < untilStep) {
         TrainingBatch batch = session.next();
-        float[] chosen = batch.values().field("chosen_logp");
-        float[] rejected = batch.values().field("rejected_logp");
+        float[] chosen = batch.values().floats("chosen_logp");
+        float[] rejected = batch.values().floats("rejected_logp");
         served.add(new Served(batch.step(), batch.indices(), chosen, rejected));
         List<PreferenceExample> examples = new ArrayList<>(batch.indices().length);
         for (long i : batch.indices()) {

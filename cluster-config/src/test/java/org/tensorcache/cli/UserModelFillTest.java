@@ -197,7 +197,7 @@ class UserModelFillTest {
           String name = fields.get(f).name();
           assertArrayEquals(
               local.get(k)[f],
-              batch.field(name),
+              batch.floats(name),
               definition.cacheId() + " " + name + " bit for bit");
         }
       }

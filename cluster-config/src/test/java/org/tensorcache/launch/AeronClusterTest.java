@@ -82,8 +82,8 @@ class AeronClusterTest {
     StatusReply<LookupActor.Values> reply = replies.receiveMessage(Duration.ofSeconds(40));
     assertTrue(reply.isSuccess(), reply::toString);
     assertArrayEquals(asked, reply.getValue().indices());
-    assertArrayEquals(pick(reference[0], asked), reply.getValue().values()[0]);
-    assertArrayEquals(pick(reference[1], asked), reply.getValue().values()[1]);
+    assertArrayEquals(pick(reference[0], asked), (float[]) reply.getValue().values()[0]);
+    assertArrayEquals(pick(reference[1], asked), (float[]) reply.getValue().values()[1]);
 
     TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
     second.coordinator().tell(new Coordinator.StartFill(id, acks.ref()));
@@ -105,8 +105,8 @@ class AeronClusterTest {
         kit.createTestProbe()
             .awaitAssert(
                 Duration.ofSeconds(20), Duration.ofMillis(200), () -> client.lookup(id, indices));
-    assertArrayEquals(pick(reference[0], indices), batch.field("chosen_logp"));
-    assertArrayEquals(pick(reference[1], indices), batch.field("rejected_logp"));
+    assertArrayEquals(pick(reference[0], indices), batch.floats("chosen_logp"));
+    assertArrayEquals(pick(reference[1], indices), batch.floats("rejected_logp"));
   }
 
   private NodeLauncher.Node start(String name, SmallCache cache) throws IOException {

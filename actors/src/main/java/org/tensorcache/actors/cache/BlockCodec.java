@@ -4,17 +4,17 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * A compact binary form of a block: the spec, the range, the presence words, then the values of
- * present examples only (little-endian floats, field by field), so a sparse delta is small. No
- * boxing and no object per example.
+ * present examples only (little-endian elements of each field's dtype, field by field), so a sparse
+ * delta is small. No boxing and no object per example.
  */
 public final class BlockCodec {
   private static final byte VERSION = 1;
@@ -25,12 +25,12 @@ public final class BlockCodec {
   public static int size(Block block) {
     CacheSpec spec = block.spec();
     int size = 1 + string(spec.name()) + 8 + 4 + 4 + 4 + 4 + 8 * words(block.length());
-    int rowFloats = 0;
+    int rowBytes = 0;
     for (FieldSpec f : spec.fields()) {
       size += string(f.name()) + 1 + 4 + 4 * f.shape().length;
-      rowFloats += f.width();
+      rowBytes += f.width() * f.dtype().bytes();
     }
-    return size + 4 * rowFloats * block.presentCount();
+    return size + rowBytes * block.presentCount();
   }
 
   /** Encodes {@code block} into a new little-endian byte array. */
@@ -53,13 +53,13 @@ public final class BlockCodec {
       out.putLong(w);
     }
     for (int f = 0; f < spec.fields().size(); f++) {
-      float[] row = new float[spec.fields().get(f).width()];
-      for (long i = block.start(); i < block.start() + block.length(); i++) {
-        if (block.isPresent(i)) {
-          block.copyValues(f, i, row, 0);
-          for (float v : row) {
-            out.putFloat(v);
-          }
+      DType t = spec.fields().get(f).dtype();
+      int width = spec.fields().get(f).width();
+      Object raw = t.newArray(block.length() * width);
+      block.copyRawValues(f, 0, raw, 0, block.length() * width);
+      for (int i = 0; i < block.length(); i++) {
+        if ((words[i >>> 6] & (1L << i)) != 0) {
+          FieldArrays.write(t, raw, i * width, width, out);
         }
       }
     }
@@ -81,7 +81,11 @@ public final class BlockCodec {
       List<FieldSpec> fields = new ArrayList<>(fieldCount);
       for (int f = 0; f < fieldCount; f++) {
         String field = getString(in);
-        DType dtype = DType.values()[in.get()];
+        int ordinal = in.get();
+        if (ordinal < 0 || ordinal >= DType.values().length) {
+          throw new IllegalArgumentException("dtype " + ordinal + " in a block message");
+        }
+        DType dtype = DType.values()[ordinal];
         int[] shape = new int[in.getInt()];
         for (int d = 0; d < shape.length; d++) {
           shape[d] = in.getInt();
@@ -96,16 +100,14 @@ public final class BlockCodec {
       for (int w = 0; w < words.length; w++) {
         words[w] = in.getLong();
       }
-      float[][] values = new float[fieldCount][];
+      Object[] values = new Object[fieldCount];
       for (int f = 0; f < fieldCount; f++) {
+        DType t = fields.get(f).dtype();
         int width = fields.get(f).width();
-        values[f] = new float[length * width];
-        Arrays.fill(values[f], Block.SENTINEL);
+        values[f] = FieldArrays.sentinels(t, length * width);
         for (int i = 0; i < length; i++) {
           if ((words[i >>> 6] & (1L << i)) != 0) {
-            for (int k = 0; k < width; k++) {
-              values[f][i * width + k] = in.getFloat();
-            }
+            FieldArrays.read(t, in, values[f], i * width, width);
           }
         }
       }

@@ -13,8 +13,9 @@ import java.util.NoSuchElementException;
 
 /**
  * A DJL {@link Dataset} over a trainer session: each batch's data is the step's example indices
- * ({@code int64 [B]}), its labels the cached fields in spec order ({@code float32 [B, ...shape]}),
- * so a DJL training loop consumes the cached reference log-probs as labels.
+ * ({@code int64 [B]}), its labels the cached fields in spec order ({@code [B, ...shape]}: F32, I32
+ * and I64 as they are, F16 and BF16 as float32), so a DJL training loop consumes the cached
+ * reference log-probs as labels.
  */
 public final class CachedDataset implements Dataset {
   private final SessionClient session;
@@ -63,12 +64,25 @@ public final class CachedDataset implements Dataset {
       for (int d = 0; d < field.shape().length; d++) {
         dims[d + 1] = field.shape()[d];
       }
-      NDArray values = m.create(b.values().values()[f], new Shape(dims));
+      NDArray values = create(m, b.values(), field.name(), new Shape(dims));
       values.setName(field.name());
       labels.add(values);
     }
     NDList data = new NDList(m.create(b.indices(), new Shape(size)));
     return new Batch(m, data, labels, size, Batchifier.STACK, Batchifier.STACK, progress, total);
+  }
+
+  /** F32, I32 and I64 as they are; F16 and BF16 as the float32 values they encode. */
+  private static NDArray create(
+      NDManager m, org.tensorcache.actors.client.Batch values, String field, Shape shape) {
+    Object v = values.values()[values.spec().fieldIndex(field)];
+    if (v instanceof int[] ints) {
+      return m.create(ints, shape);
+    }
+    if (v instanceof long[] longs) {
+      return m.create(longs, shape);
+    }
+    return m.create(v instanceof float[] floats ? floats : values.asFloats(field), shape);
   }
 
   @Override

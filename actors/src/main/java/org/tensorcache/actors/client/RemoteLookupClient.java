@@ -69,18 +69,18 @@ public final class RemoteLookupClient implements AutoCloseable {
     if (indices == null) {
       throw new IllegalArgumentException("no indices for cache '" + cacheId + "'");
     }
-    float[][] values = LookupChecks.newValues(spec, indices.length);
+    Object[] values = LookupChecks.newValues(spec, indices.length);
     lookupInto(cacheId, indices, values);
     return new Batch(spec, indices, values);
   }
 
   /**
    * Like {@link #lookup}, into the caller's arrays ({@code out[f]} needs {@code indices.length *
-   * width} floats per field). Bad input is an {@link IllegalArgumentException} naming it; a lookup
-   * the cluster could not serve is a {@link LookupFailedException}. On failure {@code out} may hold
-   * part of the values.
+   * width} elements of the field's dtype per field, as from {@link Batch#newValues}). Bad input is
+   * an {@link IllegalArgumentException} naming it; a lookup the cluster could not serve is a {@link
+   * LookupFailedException}. On failure {@code out} may hold part of the values.
    */
-  public void lookupInto(String cacheId, long[] indices, float[][] out) {
+  public void lookupInto(String cacheId, long[] indices, Object[] out) {
     if (indices == null) {
       throw new IllegalArgumentException("no indices for cache '" + cacheId + "'");
     }
@@ -99,7 +99,7 @@ public final class RemoteLookupClient implements AutoCloseable {
   }
 
   /** A DESCRIBE when {@code indices} is null, else a GET into {@code out}. */
-  private CacheSpec call(String cacheId, CacheSpec spec, long[] indices, float[][] out) {
+  private CacheSpec call(String cacheId, CacheSpec spec, long[] indices, Object[] out) {
     if (closed) {
       throw new IllegalStateException("the remote lookup client is closed");
     }
@@ -170,8 +170,8 @@ public final class RemoteLookupClient implements AutoCloseable {
       return LookupWire.decodeSpec(LookupWire.decodeStatus(frames.read(in), address));
     }
 
-    CacheSpec get(byte[] id, CacheSpec spec, long[] indices, float[][] values) throws IOException {
-      frames.send(LookupWire.encodeGet(frames, id, indices), out);
+    CacheSpec get(byte[] id, CacheSpec spec, long[] indices, Object[] values) throws IOException {
+      frames.send(LookupWire.encodeGet(frames, LookupWire.VERSION_3, id, indices), out);
       ByteBuffer reply = LookupWire.decodeStatus(frames.read(in), address);
       LookupWire.decodeValues(reply, spec, indices.length, values);
       return spec;

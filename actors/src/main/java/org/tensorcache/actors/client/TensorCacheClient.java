@@ -64,10 +64,12 @@ public final class TensorCacheClient {
 
   /**
    * Like {@link #lookup}, into the caller's arrays ({@code out[f]} needs {@code indices.length *
-   * width} floats per field), so that a trainer can reuse its batch buffers: a warm lookup then
-   * allocates nothing. On failure {@code out} may hold part of the values.
+   * width} elements of the field's dtype: {@code float[]} for F32, {@code short[]} of bit patterns
+   * for F16 and BF16, {@code int[]} for I32, {@code long[]} for I64; {@link Batch#newValues}), so
+   * that a trainer can reuse its batch buffers: a warm lookup then allocates nothing. On failure
+   * {@code out} may hold part of the values.
    */
-  public void lookupInto(String cacheId, long[] indices, float[][] out) {
+  public void lookupInto(String cacheId, long[] indices, Object[] out) {
     lookup.lookupInto(cacheId, indices, out);
   }
 

@@ -63,12 +63,12 @@ public final class LocalLookup implements Extension {
   }
 
   /**
-   * Fills {@code out} (per field, {@code indices.length * width} floats) with the values of {@code
-   * indices}, blocking until every one is there. Bad input is an {@link IllegalArgumentException}
-   * that names it; a lookup the cluster could not serve is a {@link LookupFailedException}. On
-   * failure {@code out} may hold part of the values.
+   * Fills {@code out} (per field, {@code indices.length * width} elements of its dtype) with the
+   * values of {@code indices}, blocking until every one is there. Bad input is an {@link
+   * IllegalArgumentException} that names it; a lookup the cluster could not serve is a {@link
+   * LookupFailedException}. On failure {@code out} may hold part of the values.
    */
-  public void lookupInto(String cacheId, long[] indices, float[][] out) {
+  public void lookupInto(String cacheId, long[] indices, Object[] out) {
     Gathered g = gather(cacheId, indices, out);
     if (g.missing.length == 0) {
       return; // the common case: a memory gather on this thread, no future
@@ -98,16 +98,16 @@ public final class LocalLookup implements Extension {
    * Like {@link #lookupInto}, without blocking: completes when {@code out} holds every value, or
    * exceptionally with the reason. Bad input still throws at once.
    */
-  public CompletionStage<Void> lookupIntoAsync(String cacheId, long[] indices, float[][] out) {
+  public CompletionStage<Void> lookupIntoAsync(String cacheId, long[] indices, Object[] out) {
     Gathered g = gather(cacheId, indices, out);
     return g.missing.length == 0 ? CompletableFuture.completedFuture(null) : fetchMissing(g);
   }
 
   /** A request and the positions of it that the local replica does not hold yet. */
   private record Gathered(
-      String cacheId, long[] indices, float[][] out, CacheSpec spec, int[] missing) {}
+      String cacheId, long[] indices, Object[] out, CacheSpec spec, int[] missing) {}
 
-  private Gathered gather(String cacheId, long[] indices, float[][] out) {
+  private Gathered gather(String cacheId, long[] indices, Object[] out) {
     CacheSpec spec = view.spec(cacheId);
     LookupChecks.checkSize(cacheId, indices, settings);
     LookupChecks.checkBuffers(cacheId, spec, indices.length, out);

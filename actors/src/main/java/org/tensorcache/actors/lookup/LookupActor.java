@@ -60,8 +60,11 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   public record GetValues(String cacheId, long[] indices, ActorRef<StatusReply<Values>> replyTo)
       implements Command {}
 
-  /** The reply to {@link GetValues}: per field, {@code indices.length * width} floats. */
-  public record Values(long[] indices, float[][] values) implements KryoSerializable {}
+  /**
+   * The reply to {@link GetValues}: per field, {@code indices.length * width} elements of its dtype
+   * ({@link org.tensorcache.model.spec.FieldArrays}).
+   */
+  public record Values(long[] indices, Object[] values) implements KryoSerializable {}
 
   private record MembersChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
 
@@ -77,11 +80,11 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
 
   private static final class Pending {
     final GetValues request;
-    final float[][] values;
+    final Object[] values;
     final long start = System.nanoTime();
     int parts;
 
-    Pending(GetValues request, float[][] values, int parts) {
+    Pending(GetValues request, Object[] values, int parts) {
       this.request = request;
       this.values = values;
       this.parts = parts;
@@ -133,7 +136,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
       return this;
     }
     long[] indices = get.indices();
-    float[][] values = LookupChecks.newValues(spec, indices.length);
+    Object[] values = LookupChecks.newValues(spec, indices.length);
     int[] missing = view.gather(get.cacheId(), indices, values);
     if (missing.length == 0) {
       get.replyTo().tell(StatusReply.success(new Values(indices, values)));
@@ -240,7 +243,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     int[] positions = done.part().positions();
     for (int f = 0; f < p.values.length; f++) {
       int width = spec.fields().get(f).width();
-      float[] src = done.computed().values()[f];
+      Object src = done.computed().values()[f];
       for (int i = 0; i < positions.length; i++) {
         System.arraycopy(src, i * width, p.values[f], positions[i] * width, width);
       }

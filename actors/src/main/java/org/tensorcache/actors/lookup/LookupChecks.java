@@ -1,6 +1,7 @@
 package org.tensorcache.actors.lookup;
 
 import org.tensorcache.actors.cache.NodeSettings;
+import org.tensorcache.model.spec.FieldArrays;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -47,8 +48,11 @@ public final class LookupChecks {
     return bytes;
   }
 
-  /** Checks that {@code out} has one array per field, each large enough for {@code count} rows. */
-  public static void checkBuffers(String cacheId, CacheSpec spec, int count, float[][] out) {
+  /**
+   * Checks that {@code out} has one array per field, of the field's dtype ({@link FieldArrays}),
+   * each large enough for {@code count} rows.
+   */
+  public static void checkBuffers(String cacheId, CacheSpec spec, int count, Object[] out) {
     if (out == null || out.length != spec.fields().size()) {
       throw new IllegalArgumentException(
           String.format(
@@ -56,21 +60,36 @@ public final class LookupChecks {
               out == null ? "no" : Integer.toString(out.length), cacheId, spec.fields()));
     }
     for (int f = 0; f < out.length; f++) {
-      int need = count * spec.fields().get(f).width();
-      if (out[f] == null || out[f].length < need) {
+      FieldSpec field = spec.fields().get(f);
+      int need = count * field.width();
+      if (!FieldArrays.isArrayOf(field.dtype(), out[f])) {
         throw new IllegalArgumentException(
             String.format(
-                "output array of field '%s' holds %s floats, expected at least %d",
-                spec.fields().get(f).name(), out[f] == null ? "no" : out[f].length, need));
+                "output array of field '%s' (%s) is %s, expected %s",
+                field.name(),
+                field.dtype().safetensorsName(),
+                FieldArrays.javaType(out[f]),
+                FieldArrays.javaType(field.dtype().newArray(0))));
+      }
+      int length = FieldArrays.length(out[f]);
+      if (length < need) {
+        throw new IllegalArgumentException(
+            String.format(
+                "output array of field '%s' holds %d elements, expected at least %d",
+                field.name(), length, need));
       }
     }
   }
 
-  /** New arrays for the values of {@code count} rows: per field, {@code count * width} floats. */
-  public static float[][] newValues(CacheSpec spec, int count) {
-    float[][] values = new float[spec.fields().size()][];
+  /**
+   * New arrays for the values of {@code count} rows: per field, {@code count * width} elements of
+   * its dtype.
+   */
+  public static Object[] newValues(CacheSpec spec, int count) {
+    Object[] values = new Object[spec.fields().size()];
     for (int f = 0; f < values.length; f++) {
-      values[f] = new float[count * spec.fields().get(f).width()];
+      FieldSpec field = spec.fields().get(f);
+      values[f] = field.dtype().newArray(count * field.width());
     }
     return values;
   }

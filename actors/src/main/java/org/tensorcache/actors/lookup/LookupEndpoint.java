@@ -173,10 +173,11 @@ public final class LookupEndpoint implements AutoCloseable {
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);
       LookupChecks.checkSize(cacheId, indices, lookup.settings());
+      LookupWire.checkVersionCarries(request.version(), cacheId, spec);
       LookupWire.checkReplySize(cacheId, spec, indices.length);
-      float[][] values = LookupChecks.newValues(spec, indices.length);
+      Object[] values = LookupChecks.newValues(spec, indices.length);
       lookup.lookupInto(cacheId, indices, values);
-      return LookupWire.encodeValues(frames, values);
+      return LookupWire.encodeValues(frames, request.version(), spec, values);
     } catch (IllegalArgumentException e) {
       return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
     } catch (LookupFailedException e) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -21,7 +22,10 @@ import org.tensorcache.store.spec.CacheSpec;
  *   op GET      body := count:i32 index:i64 * count
  *   op DESCRIBE body := (empty)
  * reply    := status:u8 body
- *   OK to GET      body := fields:u16 (floats:i32 f32 * floats) * fields, in the cache's field order
+ *   OK to GET      body := values
+ *   values (version 3)    := fields:u16 (dtype:u8 count:i32 element * count) * fields
+ *   values (versions 1-2) := fields:u16 (floats:i32 f32 * floats) * fields
+ *                          fields in the cache's field order; versions 1 and 2 serve F32 fields only
  *   OK to DESCRIBE body := name:str n:i64 rangeSize:i32 fields:u16 (name:str dtype:str rank:u8
  *                          dim:i32 * rank) * fields
  *   any error      body := message:str
@@ -35,8 +39,11 @@ public final class LookupWire {
   /** The first protocol version: GET and DESCRIBE; a node answers it as long as it lives. */
   public static final byte VERSION = 1;
 
-  /** The current version: adds the trainer-session ops of {@link SessionWire}. */
+  /** Adds the trainer-session ops of {@link SessionWire}. */
   public static final byte VERSION_2 = 2;
+
+  /** The current version: values of every dtype, each field's tagged with its dtype's code. */
+  public static final byte VERSION_3 = 3;
 
   /** Request ops. */
   public static final byte GET = 1, DESCRIBE = 2;
@@ -46,8 +53,12 @@ public final class LookupWire {
 
   private LookupWire() {}
 
-  /** A decoded request: {@code indices} only for a GET, {@code session} only for a session op. */
-  public record Request(byte op, String cacheId, long[] indices, SessionWire.Args session) {}
+  /**
+   * A decoded request: {@code indices} only for a GET, {@code session} only for a session op; the
+   * reply takes the layout of its {@code version}.
+   */
+  public record Request(
+      byte version, byte op, String cacheId, long[] indices, SessionWire.Args session) {}
 
   /** The longest request for batches of up to {@code maxBatch} indices. */
   public static int maxRequest(int maxBatch) {
@@ -57,10 +68,14 @@ public final class LookupWire {
 
   // ---- requests
 
-  /** Builds a GET of {@code indices} of the cache whose id is {@code cacheId} (UTF-8). */
-  public static ByteBuffer encodeGet(LookupFrames frames, byte[] cacheId, long[] indices) {
+  /**
+   * Builds a GET in {@code version} of {@code indices} of the cache whose id is {@code cacheId}
+   * (UTF-8); the reply has that version's layout.
+   */
+  public static ByteBuffer encodeGet(
+      LookupFrames frames, byte version, byte[] cacheId, long[] indices) {
     ByteBuffer b = frames.start(2 + 2 + cacheId.length + 4 + indices.length * Long.BYTES);
-    b.put(VERSION).put(GET);
+    b.put(version).put(GET);
     putStr(b, cacheId);
     b.putInt(indices.length);
     b.asLongBuffer().put(indices);
@@ -77,17 +92,16 @@ public final class LookupWire {
   public static Request decodeRequest(ByteBuffer frame) throws ProtocolException {
     try {
       byte version = frame.get();
-      if (version != VERSION && version != VERSION_2) {
-        throw new ProtocolException(
-            "protocol version " + version + ", expected " + VERSION + " or " + VERSION_2);
+      if (version < VERSION || version > VERSION_3) {
+        throw new ProtocolException("protocol version " + version + ", expected 1, 2 or 3");
       }
       byte op = frame.get();
       String cacheId = getStr(frame);
       if (op == DESCRIBE) {
-        return new Request(op, cacheId, null, null);
+        return new Request(version, op, cacheId, null, null);
       }
       if (SessionWire.isSessionOp(op) && version >= VERSION_2) {
-        return new Request(op, cacheId, null, SessionWire.decode(op, frame));
+        return new Request(version, op, cacheId, null, SessionWire.decode(op, frame));
       }
       if (op != GET) {
         throw new ProtocolException(
@@ -108,7 +122,7 @@ public final class LookupWire {
       }
       long[] indices = new long[count];
       frame.asLongBuffer().get(indices);
-      return new Request(op, cacheId, indices, null);
+      return new Request(version, op, cacheId, indices, null);
     } catch (BufferUnderflowException e) {
       throw new ProtocolException("truncated request");
     }
@@ -133,42 +147,81 @@ public final class LookupWire {
     }
   }
 
-  /** Builds the OK reply to a GET: per field, its floats in request order. */
-  public static ByteBuffer encodeValues(LookupFrames frames, float[][] values) {
-    int body = 1 + 2;
-    for (float[] v : values) {
-      body += 4 + v.length * Float.BYTES;
+  /**
+   * Checks that a reply in {@code version} can carry the values of {@code spec}: versions 1 and 2
+   * carry F32 only, so any other dtype is a BAD_REQUEST that names the field and the version
+   * needed.
+   */
+  public static void checkVersionCarries(byte version, String cacheId, CacheSpec spec) {
+    if (version >= VERSION_3) {
+      return;
     }
-    return putValues(frames.start(body).put(OK), values);
+    for (FieldSpec f : spec.fields()) {
+      if (f.dtype() != DType.F32) {
+        throw new IllegalArgumentException(
+            String.format(
+                "field '%s' of cache '%s' is %s: protocol version 3 is needed for fields other"
+                    + " than F32",
+                f.name(), cacheId, f.dtype().safetensorsName()));
+      }
+    }
   }
 
-  /** Writes per field its value count and its floats: the values part of a reply. */
-  static ByteBuffer putValues(ByteBuffer b, float[][] values) {
+  /** Builds the OK reply to a GET in {@code version}: per field, its values in request order. */
+  public static ByteBuffer encodeValues(
+      LookupFrames frames, byte version, CacheSpec spec, Object[] values) {
+    return putValues(
+        frames.start(1 + valuesBytes(version, spec, values)).put(OK), version, spec, values);
+  }
+
+  /** Bytes of the values part of a reply. */
+  static int valuesBytes(byte version, CacheSpec spec, Object[] values) {
+    int body = 2;
+    for (int f = 0; f < values.length; f++) {
+      int tag = version >= VERSION_3 ? 1 : 0;
+      body += tag + 4 + FieldArrays.length(values[f]) * spec.fields().get(f).dtype().bytes();
+    }
+    return body;
+  }
+
+  /** Writes per field (its dtype's code from version 3 on) its element count and its elements. */
+  static ByteBuffer putValues(ByteBuffer b, byte version, CacheSpec spec, Object[] values) {
     b.putShort((short) values.length);
-    for (float[] v : values) {
-      b.putInt(v.length);
-      b.asFloatBuffer().put(v);
-      b.position(b.position() + v.length * Float.BYTES);
+    for (int f = 0; f < values.length; f++) {
+      DType t = spec.fields().get(f).dtype();
+      if (version >= VERSION_3) {
+        b.put((byte) t.code());
+      }
+      int n = FieldArrays.length(values[f]);
+      b.putInt(n);
+      FieldArrays.write(t, values[f], 0, n, b);
     }
     return b;
   }
 
-  /** Reads the OK reply to a GET of {@code count} indices into {@code out}. */
-  public static void decodeValues(ByteBuffer reply, CacheSpec spec, int count, float[][] out)
+  /** Reads the version-3 OK reply to a GET of {@code count} indices into {@code out}. */
+  public static void decodeValues(ByteBuffer reply, CacheSpec spec, int count, Object[] out)
       throws ProtocolException {
     int fields = reply.getShort() & 0xffff;
     if (fields != out.length) {
       throw new ProtocolException(fields + " fields in the reply, expected " + out.length);
     }
     for (int f = 0; f < fields; f++) {
-      int floats = reply.getInt();
-      int expected = count * spec.fields().get(f).width();
-      if (floats != expected) {
+      FieldSpec field = spec.fields().get(f);
+      int code = reply.get();
+      if (code != field.dtype().code()) {
         throw new ProtocolException(
-            floats + " values of field " + f + " in the reply, expected " + expected);
+            String.format(
+                "dtype code %d for field '%s' in the reply, expected %d (%s)",
+                code, field.name(), field.dtype().code(), field.dtype().safetensorsName()));
       }
-      reply.asFloatBuffer().get(out[f], 0, floats);
-      reply.position(reply.position() + floats * Float.BYTES);
+      int elements = reply.getInt();
+      int expected = count * field.width();
+      if (elements != expected) {
+        throw new ProtocolException(
+            elements + " values of field " + f + " in the reply, expected " + expected);
+      }
+      FieldArrays.read(field.dtype(), reply, out[f], 0, elements);
     }
   }
 

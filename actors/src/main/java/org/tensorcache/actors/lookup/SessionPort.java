@@ -57,6 +57,7 @@ final class SessionPort {
           ask(session, id, to -> new TrainerSession.ResumeFrom(a.step(), to));
       return SessionWire.encodeNextStep(frames, opened.nextStep());
     }
+    LookupWire.checkVersionCarries(r.version(), r.cacheId(), spec); // before the step is taken
     SessionStep step = ask(session, id, TrainerSession.Next::new);
     if (step.step() != a.step()) {
       throw new IllegalArgumentException(
@@ -65,9 +66,9 @@ final class SessionPort {
                   + " process using the same run and rank?",
               id, step.step(), a.step(), a.step()));
     }
-    float[][] values = LookupChecks.newValues(spec, step.indices().length);
+    Object[] values = LookupChecks.newValues(spec, step.indices().length);
     lookup.lookupInto(r.cacheId(), step.indices(), values);
-    return SessionWire.encodeStep(frames, step, values);
+    return SessionWire.encodeStep(frames, r.version(), spec, step, values);
   }
 
   private <T> T ask(

@@ -3,6 +3,7 @@ package org.tensorcache.actors.lookup;
 import java.net.ProtocolException;
 import java.nio.ByteBuffer;
 import org.tensorcache.actors.session.SessionStep;
+import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * The trainer-session ops of the lookup port (protocol version 2), both directions: a process that
@@ -15,7 +16,7 @@ import org.tensorcache.actors.session.SessionStep;
  * op NEXT   body := run:str rank:i32 step:i64          (step: the one the trainer expects)
  * OK to OPEN, RESUME body := nextStep:i64
  * OK to NEXT         body := step:i64 epoch:i64 count:i32 index:i64 * count, then the values as in
- *                            the OK reply to GET
+ *                            the OK reply to GET of the request's version
  * </pre>
  */
 public final class SessionWire {
@@ -48,11 +49,12 @@ public final class SessionWire {
     return args;
   }
 
-  /** Builds a session request (the client's side; version 2). */
-  public static ByteBuffer encode(LookupFrames frames, byte op, byte[] cacheId, Args a) {
+  /** Builds a session request in {@code version} (2 or 3; the client's side). */
+  public static ByteBuffer encode(
+      LookupFrames frames, byte version, byte op, byte[] cacheId, Args a) {
     byte[] run = LookupWire.utf8(a.run());
     int body = 2 + 2 + cacheId.length + 2 + run.length + 4 + (op == OPEN ? 4 + 8 + 4 : 8);
-    ByteBuffer b = frames.start(body).put(LookupWire.VERSION_2).put(op);
+    ByteBuffer b = frames.start(body).put(version).put(op);
     LookupWire.putStr(b, cacheId);
     LookupWire.putStr(b, run);
     b.putInt(a.rank());
@@ -66,16 +68,15 @@ public final class SessionWire {
     return frames.start(1 + 8).put(LookupWire.OK).putLong(nextStep);
   }
 
-  /** Builds the OK reply to NEXT: the step, its indices and their values. */
-  static ByteBuffer encodeStep(LookupFrames frames, SessionStep step, float[][] values) {
-    int body = 1 + 8 + 8 + 4 + step.indices().length * Long.BYTES + 2;
-    for (float[] v : values) {
-      body += 4 + v.length * Float.BYTES;
-    }
+  /** Builds the OK reply to NEXT in {@code version}: the step, its indices and their values. */
+  static ByteBuffer encodeStep(
+      LookupFrames frames, byte version, CacheSpec spec, SessionStep step, Object[] values) {
+    int body = 1 + 8 + 8 + 4 + step.indices().length * Long.BYTES;
+    body += LookupWire.valuesBytes(version, spec, values);
     ByteBuffer b = frames.start(body).put(LookupWire.OK);
     b.putLong(step.step()).putLong(step.epoch()).putInt(step.indices().length);
     b.asLongBuffer().put(step.indices());
     b.position(b.position() + step.indices().length * Long.BYTES);
-    return LookupWire.putValues(b, values);
+    return LookupWire.putValues(b, version, spec, values);
   }
 }

@@ -36,11 +36,11 @@ public final class ReplicaView {
 
   /**
    * Copies the values of {@code indices} into {@code out} (per field, {@code indices.length *
-   * width} floats in request order) and returns the positions that were missing (an empty array
-   * when none was). An index out of {@code [0, n)} is an {@link IllegalArgumentException} that
-   * names it.
+   * width} elements of its dtype, in request order) and returns the positions that were missing (an
+   * empty array when none was). An index out of {@code [0, n)} is an {@link
+   * IllegalArgumentException} that names it.
    */
-  public int[] gather(String cacheId, long[] indices, float[][] out) {
+  public int[] gather(String cacheId, long[] indices, Object[] out) {
     Registered e = registry.get(cacheId);
     // publish's release pairs with the acquire reads there: each block is seen whole
     return BlockGather.gather(e.definition().spec(), e.blocks(), cacheId, indices, out);

@@ -49,8 +49,11 @@ public final class ShardActor {
   public record Compute(long[] indices, ActorRef<StatusReply<Computed>> replyTo)
       implements Command {}
 
-  /** The values of {@link Compute#indices}: per field, {@code indices.length * width} floats. */
-  public record Computed(long[] indices, float[][] values) implements KryoSerializable {}
+  /**
+   * The values of {@link Compute#indices}: per field, {@code indices.length * width} elements of
+   * its dtype.
+   */
+  public record Computed(long[] indices, Object[] values) implements KryoSerializable {}
 
   /** What a shard reports once it has written its range's segment itself (by reference). */
   public record RangeWritten(String cacheId, int range) {}

@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 
 /** The compute requests of a shard that wait for some of their indices. */
@@ -60,12 +61,13 @@ final class Waiters {
     return true;
   }
 
-  private static float[][] values(long[] indices, Block current) {
+  private static Object[] values(long[] indices, Block current) {
     int fields = current.spec().fields().size();
-    float[][] values = new float[fields][];
+    Object[] values = new Object[fields];
     for (int f = 0; f < fields; f++) {
-      int width = current.spec().fields().get(f).width();
-      values[f] = new float[indices.length * width];
+      FieldSpec field = current.spec().fields().get(f);
+      int width = field.width();
+      values[f] = field.dtype().newArray(indices.length * width);
       for (int i = 0; i < indices.length; i++) {
         current.copyValues(f, indices[i], values[f], i * width);
       }

@@ -97,7 +97,7 @@ class SessionClientRetryTest {
       for (int i = 0; i < expected.length; i++) {
         expected[i] = reference[0][(int) batch.indices()[i]];
       }
-      assertArrayEquals(expected, batch.values().field("chosen_logp"));
+      assertArrayEquals(expected, batch.values().floats("chosen_logp"));
     }
     assertTrue(states.get() >= 2, "the lost GetState was asked again");
     assertEquals(4, nexts.get(), "the lost Next was asked again, once");

@@ -107,7 +107,7 @@ class BadInputTest {
     client.lookupInto(id, three, reused);
     var fresh = client.lookup(id, three);
     for (int f = 0; f < 2; f++) {
-      assertArrayEquals(fresh.values()[f], java.util.Arrays.copyOf(reused[f], 3));
+      assertArrayEquals((float[]) fresh.values()[f], java.util.Arrays.copyOf(reused[f], 3));
     }
     assertEquals(
         before,

@@ -52,7 +52,7 @@ class ByReferenceTest {
 
       TensorCacheClient client = TensorCacheClient.create(trainer.system());
       Batch batch = ClusterFillTest.awaitBatch(trainer, client, cache.cacheId(), all);
-      assertArrayEquals(reference[0], batch.field("chosen_hidden_mean"));
+      assertArrayEquals(reference[0], batch.floats("chosen_hidden_mean"));
       for (ActorTestKit node : cluster.nodes) {
         assertNull(
             new ReplicaView(TensorCacheNode.get(node.system()).registry())
@@ -70,7 +70,7 @@ class ByReferenceTest {
       ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
       TensorCacheClient client = TensorCacheClient.create(trainer.system());
       Batch batch = ClusterFillTest.awaitBatch(trainer, client, cache.cacheId(), all);
-      assertArrayEquals(reference[0], batch.field("chosen_hidden_mean"));
+      assertArrayEquals(reference[0], batch.floats("chosen_hidden_mean"));
       assertEquals(0, cache.computedExamples.get(), "served from the segments, nothing recomputed");
     }
   }

@@ -40,8 +40,8 @@ class ClusterFaultTest {
       Batch batch =
           ClusterFillTest.awaitBatch(
               node, TensorCacheClient.create(node.system()), cache.cacheId(), all(cache));
-      assertArrayEquals(ref[0], batch.field("chosen_logp"));
-      assertArrayEquals(ref[1], batch.field("rejected_logp"));
+      assertArrayEquals(ref[0], batch.floats("chosen_logp"));
+      assertArrayEquals(ref[1], batch.floats("rejected_logp"));
     }
   }
 
@@ -93,8 +93,8 @@ class ClusterFaultTest {
       long[] asked = {1279, 5, 640, 333, 6};
       Batch batch = client.lookup(cache.cacheId(), asked);
       for (int i = 0; i < asked.length; i++) {
-        assertEquals(reference[0][(int) asked[i]], batch.field("chosen_logp")[i]);
-        assertEquals(reference[1][(int) asked[i]], batch.field("rejected_logp")[i]);
+        assertEquals(reference[0][(int) asked[i]], batch.floats("chosen_logp")[i]);
+        assertEquals(reference[1][(int) asked[i]], batch.floats("rejected_logp")[i]);
       }
       assertEquals(4 * TestCache.MICRO_BATCH, cache.computedExamples.get());
 
@@ -129,7 +129,7 @@ class ClusterFaultTest {
         Batch during = answered.get();
         assertTrue(ClusterFillTest.status(cluster, cache).present() < cache.spec.n(), "mid-fill");
         for (int i = 0; i < later.length; i++) {
-          assertEquals(reference[0][(int) later[i]], during.field("chosen_logp")[i]);
+          assertEquals(reference[0][(int) later[i]], during.floats("chosen_logp")[i]);
         }
         assertAskedRangesIncomplete(cluster.nodes.get(0), cache, later);
         cache.gate.open();

@@ -44,8 +44,8 @@ class ClusterFillTest {
       for (ActorTestKit node : cluster.nodes) {
         TensorCacheClient client = TensorCacheClient.create(node.system());
         Batch batch = awaitBatch(node, client, cache.cacheId(), all);
-        assertArrayEquals(reference[0], batch.field("chosen_logp"));
-        assertArrayEquals(reference[1], batch.field("rejected_logp"));
+        assertArrayEquals(reference[0], batch.floats("chosen_logp"));
+        assertArrayEquals(reference[1], batch.floats("rejected_logp"));
       }
       assertEquals(600, cache.computedExamples.get(), "every example computed exactly once");
 

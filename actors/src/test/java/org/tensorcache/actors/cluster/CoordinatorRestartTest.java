@@ -118,8 +118,8 @@ class CoordinatorRestartTest {
     }
     float[][] reference = cache.reference();
     var batch = TensorCacheClient.create(kit.system()).lookup(definition.cacheId(), all);
-    assertArrayEquals(reference[0], batch.field("chosen_logp"));
-    assertArrayEquals(reference[1], batch.field("rejected_logp"));
+    assertArrayEquals(reference[0], batch.floats("chosen_logp"));
+    assertArrayEquals(reference[1], batch.floats("rejected_logp"));
     assertEquals(
         1,
         journal.persistedInStorage(COORDINATOR).stream()

@@ -58,8 +58,8 @@ class LookupFailOverTest {
 
         Batch batch = answer.get(30, TimeUnit.SECONDS);
         for (int i = 0; i < asked.length; i++) {
-          assertEquals(reference[0][(int) asked[i]], batch.field("chosen_logp")[i]);
-          assertEquals(reference[1][(int) asked[i]], batch.field("rejected_logp")[i]);
+          assertEquals(reference[0][(int) asked[i]], batch.floats("chosen_logp")[i]);
+          assertEquals(reference[1][(int) asked[i]], batch.floats("rejected_logp")[i]);
         }
       } finally {
         cache.gate.open();

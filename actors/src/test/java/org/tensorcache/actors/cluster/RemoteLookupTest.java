@@ -202,7 +202,7 @@ class RemoteLookupTest {
       for (int i = 0; i < indices.length; i++) {
         expected[i] = reference[f][(int) indices[i]];
       }
-      assertArrayEquals(expected, batch.values()[f], "field " + f);
+      assertArrayEquals(expected, (float[]) batch.values()[f], "field " + f);
     }
   }
 

@@ -76,8 +76,8 @@ class SessionPortTest {
         assertEquals(expected.step(), got.step);
         assertEquals(expected.epoch(), got.epoch);
         assertArrayEquals(expected.indices(), got.indices);
-        assertArrayEquals(expected.values().values()[0], got.values[0]);
-        assertArrayEquals(expected.values().values()[1], got.values[1]);
+        assertArrayEquals((float[]) expected.values().values()[0], got.values[0]);
+        assertArrayEquals((float[]) expected.values().values()[1], got.values[1]);
       }
       // a trainer restarted from its checkpoint at step 4 gets step 4 again, then 5
       assertEquals(4, port.nextStep(SessionWire.RESUME, id, args("port-run", 0, 4)));
@@ -88,7 +88,9 @@ class SessionPortTest {
       assertTrue(e.getMessage().contains("served step 5, expected 9"), e.getMessage());
       assertEquals(6, port.nextStep(SessionWire.RESUME, id, args("port-run", 0, 6)));
       // the same request in protocol version 1 is a protocol error
-      ByteBuffer old = SessionWire.encode(port.frames, SessionWire.NEXT, utf8(id), args("x", 0, 0));
+      ByteBuffer old =
+          SessionWire.encode(
+              port.frames, LookupWire.VERSION_2, SessionWire.NEXT, utf8(id), args("x", 0, 0));
       old.put(4, LookupWire.VERSION);
       port.frames.send(old, port.out);
       var refused =
@@ -124,13 +126,15 @@ class SessionPortTest {
     }
 
     long nextStep(byte op, String cacheId, SessionWire.Args a) throws Exception {
-      frames.send(SessionWire.encode(frames, op, utf8(cacheId), a), out);
+      frames.send(SessionWire.encode(frames, LookupWire.VERSION_2, op, utf8(cacheId), a), out);
       return LookupWire.decodeStatus(frames.read(in), socket).getLong();
     }
 
     Step next(String cacheId, String run, long step) throws Exception {
       frames.send(
-          SessionWire.encode(frames, SessionWire.NEXT, utf8(cacheId), args(run, 0, step)), out);
+          SessionWire.encode(
+              frames, LookupWire.VERSION_2, SessionWire.NEXT, utf8(cacheId), args(run, 0, step)),
+          out);
       ByteBuffer r = LookupWire.decodeStatus(frames.read(in), socket);
       long served = r.getLong();
       long epoch = r.getLong();

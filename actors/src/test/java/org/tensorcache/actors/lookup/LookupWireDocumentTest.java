@@ -59,15 +59,25 @@ class LookupWireDocumentTest {
         bytes(
             frames,
             LookupWire.encodeGet(
-                frames, "c".getBytes(StandardCharsets.UTF_8), new long[] {7, 42})));
+                frames,
+                LookupWire.VERSION,
+                "c".getBytes(StandardCharsets.UTF_8),
+                new long[] {7, 42})));
     LookupWire.Request decoded =
         LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(get)));
     assertEquals("c", decoded.cacheId());
     assertArrayEquals(new long[] {7, 42}, decoded.indices());
     assertArrayEquals(
         example("### OK reply: one field of width 1"),
-        bytes(frames, LookupWire.encodeValues(frames, new float[][] {{1.5f, -2.0f}})));
+        bytes(
+            frames,
+            LookupWire.encodeValues(
+                frames, LookupWire.VERSION, LOGP, new Object[] {new float[] {1.5f, -2.0f}})));
   }
+
+  /** The cache of the examples: one F32 scalar. */
+  private static final CacheSpec LOGP =
+      new CacheSpec("c", 1000, List.of(new FieldSpec("logp", DType.F32, new int[0])), 256);
 
   @Test
   void sessionOpenIsTheDocuments() throws Exception {
@@ -75,6 +85,7 @@ class LookupWireDocumentTest {
     ByteBuffer open =
         SessionWire.encode(
             frames,
+            LookupWire.VERSION_2,
             SessionWire.OPEN,
             "c".getBytes(StandardCharsets.UTF_8),
             new SessionWire.Args("r", 1, 2, 5, 10, -1));
@@ -83,8 +94,7 @@ class LookupWireDocumentTest {
 
   @Test
   void describeRoundTripIsTheDocuments() throws Exception {
-    CacheSpec spec =
-        new CacheSpec("c", 1000, List.of(new FieldSpec("logp", DType.F32, new int[0])), 256);
+    CacheSpec spec = LOGP;
     LookupFrames frames = new LookupFrames();
     byte[] c = "c".getBytes(StandardCharsets.UTF_8);
     String title = "### DESCRIBE round trip";

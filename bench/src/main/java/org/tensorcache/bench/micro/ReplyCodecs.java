@@ -33,7 +33,7 @@ final class ReplyCodecs {
    */
   static byte[] rawEncode(LookupActor.Values reply) {
     long[] indices = reply.indices();
-    float[][] values = reply.values();
+    float[][] values = {(float[]) reply.values()[0], (float[]) reply.values()[1]};
     int size = 4 + 8 * indices.length + 4;
     for (float[] field : values) {
       size += 4 + 4 * field.length;

@@ -219,7 +219,7 @@ public final class RemoteClient {
         throw new IllegalStateException("reply for other indices");
       }
       for (int i = 0; i < indices.length; i++) {
-        expect(indices[i], reply.values()[0][i], reply.values()[1][i]);
+        expect(indices[i], ((float[]) reply.values()[0])[i], ((float[]) reply.values()[1])[i]);
       }
     }
   }

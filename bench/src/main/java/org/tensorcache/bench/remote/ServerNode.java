@@ -129,8 +129,8 @@ final class ServerNode implements AutoCloseable {
       all[i] = i;
     }
     Batch batch = client.lookup(definition.cacheId(), all);
-    float[] chosen = batch.field("chosen_logp");
-    float[] rejected = batch.field("rejected_logp");
+    float[] chosen = batch.floats("chosen_logp");
+    float[] rejected = batch.floats("rejected_logp");
     for (int i = 0; i < n; i++) {
       if (Float.floatToRawIntBits(chosen[i])
               != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 0, i))
@@ -139,7 +139,7 @@ final class ServerNode implements AutoCloseable {
         throw new IllegalStateException("server holds a wrong value for example " + i);
       }
     }
-    return batch.values();
+    return new float[][] {chosen, rejected};
   }
 
   /** Stops the node (bounded: an aeron-udp shutdown can hang). */

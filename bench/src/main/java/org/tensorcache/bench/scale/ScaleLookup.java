@@ -53,8 +53,8 @@ final class ScaleLookup {
       client.lookupInto(cacheId, other, buffers);
       long t3 = System.nanoTime();
       // the check also keeps the JIT from dropping either gather
-      float[] c = batch.field("chosen_logp");
-      float[] r = batch.field("rejected_logp");
+      float[] c = batch.floats("chosen_logp");
+      float[] r = batch.floats("rejected_logp");
       for (int i = 0; i < BATCH; i++) {
         wrong += Float.floatToRawIntBits(c[i]) != Float.floatToRawIntBits(outChosen[i]) ? 1 : 0;
         wrong += Float.floatToRawIntBits(r[i]) != Float.floatToRawIntBits(outRejected[i]) ? 1 : 0;
