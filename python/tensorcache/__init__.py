@@ -4,6 +4,10 @@
 >>> with TensorCacheClient(["10.0.0.5:7400", "10.0.0.6:7400"]) as client:
 ...     values = client.lookup("dpo-ref-...", [7, 42, 1999])
 ...     values["chosen_logp"]            # numpy array of shape [3]
+
+Each field's values come in its dtype (``Field.numpy_dtype``): F32, F16, I32 and I64 as float32,
+float16, int32 and int64 arrays; BF16 as its 16-bit patterns (``uint16``, the high half of a
+float32), which :func:`bf16_to_float32` turns into float32.
 """
 
 from typing import Union
@@ -31,6 +35,7 @@ __all__ = [
 
 
 def bf16_to_float32(bits: Union[np.ndarray, "np.typing.ArrayLike"]) -> np.ndarray:
-    """The float32 values of BF16 fields given as their 16-bit patterns (exact: BF16 is the high
-    half of a float32)."""
+    """The float32 values of BF16 fields given as their 16-bit patterns, as :meth:`lookup
+    <TensorCacheClient.lookup>` and session steps give them (``uint16``): exact, since BF16 is the
+    high half of a float32. ``bf16_to_float32(np.uint16(0x3f80))`` is 1.0."""
     return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)

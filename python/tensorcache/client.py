@@ -47,6 +47,7 @@ class _Connection:
         return wire.decode_info(wire.ok_body(self.reader.frame(), self.peer))
 
     def get_into(self, cache: str, info: CacheInfo, indices: np.ndarray, out: Sequence[np.ndarray]) -> None:
+        wire.check_out(info, len(indices), out)  # a refusal leaves the connection in step
         self.sock.sendall(wire.encode_get(cache, indices))
         wire.read_values_into(self.reader, info, len(indices), out, self.peer)
 
@@ -107,8 +108,9 @@ class TensorCacheClient:
 
     def lookup(self, cache: str, indices: Union[Sequence[int], np.ndarray]) -> Dict[str, np.ndarray]:
         """The values of ``indices``: per field name, an array shaped ``[len(indices), *shape]`` in
-        request order. BF16 fields arrive as their 16-bit patterns (``uint16``), see
-        :func:`tensorcache.bf16_to_float32`."""
+        request order, of the field's numpy dtype (:attr:`Field.numpy_dtype`): float32 for F32,
+        float16 for F16, int32 for I32, int64 for I64, and for BF16 its 16-bit patterns
+        (``uint16``), see :func:`tensorcache.bf16_to_float32`."""
         info = self.describe(cache)
         idx = self._indices(cache, indices)
         out = {f.name: np.empty((len(idx),) + f.shape, dtype=f.numpy_dtype) for f in info.fields}
@@ -118,24 +120,21 @@ class TensorCacheClient:
     def lookup_into(
         self, cache: str, indices: Union[Sequence[int], np.ndarray], out: Mapping[str, np.ndarray]
     ) -> None:
-        """Like :meth:`lookup`, into the caller's arrays: ``out[name]`` must be a C-contiguous array
-        of the field's dtype with room for ``len(indices)`` rows; values are read from the socket
-        straight into it. On failure ``out`` may hold part of the values."""
+        """Like :meth:`lookup`, into the caller's arrays: ``out[name]`` must be a writable
+        C-contiguous array of the field's numpy dtype (:attr:`Field.numpy_dtype`, ``uint16`` for
+        BF16) shaped ``[rows, *shape]`` with ``rows >= len(indices)``; values are read from the
+        socket straight into its first ``len(indices)`` rows. An array of another dtype or shape is
+        a :class:`BadRequest` before the request is sent. On failure ``out`` may hold part of the
+        values."""
         info = self.describe(cache)
         idx = self._indices(cache, indices)
         arrays = []
         for f in info.fields:
             a = out.get(f.name) if isinstance(out, Mapping) else None
-            need = len(idx) * f.width
             if a is None:
                 raise BadRequest(f"no output array for field {f.name!r} of cache {cache!r}, expected one per field {[g.name for g in info.fields]}")
-            if a.dtype != f.numpy_dtype or not a.flags.c_contiguous or not a.flags.writeable or a.size < need:
-                raise BadRequest(
-                    f"output array of field {f.name!r} is {a.dtype} {a.shape}"
-                    f"{'' if a.flags.c_contiguous else ' (not C-contiguous)'}, expected a writable"
-                    f" C-contiguous {f.numpy_dtype} array of at least {need} values"
-                )
             arrays.append(a)
+        wire.check_out(info, len(idx), arrays)
         self._get_into(cache, info, idx, arrays)
 
     @staticmethod

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Step:
-    """One global step of a rank: its indices, in order, and their values per field name."""
+    """One global step of a rank: its indices, in order, and their values per field name, each an
+    array ``[len(indices), *shape]`` of the field's numpy dtype (``uint16`` bit patterns for BF16,
+    see :func:`tensorcache.bf16_to_float32`)."""
 
     step: int
     epoch: int
@@ -43,6 +45,11 @@ class Session:
         self._rank = rank
         self._open = dict(world_size=world_size, seed=seed, global_batch=global_batch)
         self._expected = self._retrying(lambda c, attempt: self._next_step(c, wire.OPEN, **self._open))
+
+    @property
+    def info(self) -> "wire.CacheInfo":
+        """The cache's layout: its fields' names, dtypes and shapes."""
+        return self._info
 
     @property
     def next_step(self) -> int:

@@ -1,6 +1,9 @@
-"""The lookup port's binary protocol, version 1 (see docs/wire-protocol.md).
+"""The lookup port's binary protocol, versions 1 to 3 (see docs/wire-protocol.md).
 
-Every frame is an int32 length of the rest, then the rest; everything is little-endian.
+Every frame is an int32 length of the rest, then the rest; everything is little-endian. This
+client sends DESCRIBE in version 1 and GET, OPEN, RESUME and NEXT in version 3, whose values carry
+each field's dtype: F32, F16 and I32, I64 arrive as numpy arrays of that dtype, BF16 as its 16-bit
+patterns (``uint16``, the high half of a float32; see :func:`tensorcache.bf16_to_float32`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from .errors import BadRequest, LookupFailed, ProtocolError
 
 VERSION = 1  # GET and DESCRIBE: answered by every node
 VERSION_2 = 2  # adds the trainer-session ops
+VERSION_3 = 3  # typed values: each field's values in its own dtype, with the dtype's code
 GET, DESCRIBE = 1, 2
 OPEN, RESUME, NEXT = 3, 4, 5
 OK, BAD_REQUEST, FAILED, PROTOCOL = 0, 1, 2, 3
@@ -27,8 +31,10 @@ _DTYPES: Dict[str, np.dtype] = {
     "BF16": np.dtype("<u2"),  # the 16-bit pattern; numpy has no bfloat16
     "I32": np.dtype("<i4"),
     "I64": np.dtype("<i8"),
-    "U8": np.dtype("u1"),
 }
+# The code a version-3 reply gives each dtype (docs/wire-protocol.md, section 13).
+DTYPE_CODES: Dict[str, int] = {"F32": 1, "F16": 2, "BF16": 3, "I32": 4, "I64": 5}
+_DTYPE_NAMES: Dict[int, str] = {code: name for name, code in DTYPE_CODES.items()}
 
 
 @dataclass(frozen=True)
@@ -49,11 +55,18 @@ class Field:
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        """The numpy dtype values of this field arrive in."""
+        """The numpy dtype values of this field arrive in: ``<f4``, ``<f2``, ``<i4``, ``<i8``, and
+        ``<u2`` for BF16 (its 16-bit patterns; numpy has no bfloat16)."""
         try:
             return _DTYPES[self.dtype]
         except KeyError:
-            raise ProtocolError(f"field {self.name!r} has dtype {self.dtype!r}, expected one of {sorted(_DTYPES)}") from None
+            raise ProtocolError(f"field {self.name!r} has dtype {self.dtype!r}, expected one of {list(_DTYPES)}") from None
+
+    @property
+    def code(self) -> int:
+        """The code of this field's dtype in a version-3 reply."""
+        self.numpy_dtype  # an unknown dtype name is a ProtocolError naming the field
+        return DTYPE_CODES[self.dtype]
 
 
 @dataclass(frozen=True)
@@ -73,9 +86,10 @@ def _str(s: str) -> bytes:
     return struct.pack("<H", len(b)) + b
 
 
-def encode_get(cache: str, indices: np.ndarray) -> bytes:
-    """A GET frame for ``indices`` (int64, little-endian) of ``cache``."""
-    body = bytes((VERSION, GET)) + _str(cache) + struct.pack("<i", len(indices))
+def encode_get(cache: str, indices: np.ndarray, version: int = VERSION_3) -> bytes:
+    """A GET frame for ``indices`` (int64, little-endian) of ``cache``, in protocol ``version``
+    (the layout is the same in every version; the reply's is not)."""
+    body = bytes((version, GET)) + _str(cache) + struct.pack("<i", len(indices))
     payload = indices.astype("<i8", copy=False).tobytes()
     return struct.pack("<i", len(body) + len(payload)) + body + payload
 
@@ -87,9 +101,10 @@ def encode_describe(cache: str) -> bytes:
 
 
 def encode_session(op: int, cache: str, run: str, rank: int, world_size: int = 0, seed: int = 0,
-                   global_batch: int = 0, step: int = 0) -> bytes:
-    """A session request frame (protocol version 2): OPEN, RESUME or NEXT."""
-    body = bytes((VERSION_2, op)) + _str(cache) + _str(run) + struct.pack("<i", rank)
+                   global_batch: int = 0, step: int = 0, version: int = VERSION_3) -> bytes:
+    """A session request frame: OPEN, RESUME or NEXT, in protocol ``version`` (2 or 3; the layout
+    is the same, the values of a NEXT's reply are not)."""
+    body = bytes((version, op)) + _str(cache) + _str(run) + struct.pack("<i", rank)
     if op == OPEN:
         body += struct.pack("<iqi", world_size, seed, global_batch)
     else:
@@ -176,26 +191,57 @@ def decode_info(c: _Cursor) -> CacheInfo:
     return CacheInfo(name, n, range_size, tuple(fields))
 
 
-def read_step(reader: "Reader", info: CacheInfo, peer: object):
-    """Reads the reply to a NEXT: (step, epoch, indices, values per field name)."""
-    remaining = [_read_status(reader, peer)]
+def read_step(reader: "Reader", info: CacheInfo, peer: object, version: int = VERSION_3):
+    """Reads the reply to a NEXT of protocol ``version``: (step, epoch, indices, values per field
+    name), each field's values an array of its :attr:`Field.numpy_dtype`."""
+    remaining = _read_status(reader, peer)
     head = bytearray(20)
+    if remaining < len(head):
+        raise ProtocolError(f"{peer}: reply of {remaining} bytes after its status, expected at least 20")
     reader.fill(memoryview(head))
     step, epoch, count = struct.unpack("<qqi", head)
+    if count < 0 or 20 + 8 * count > remaining:
+        raise ProtocolError(f"{peer}: step of {count} indices in a reply of {remaining} bytes after its status")
     indices = np.empty(count, dtype="<i8")
     reader.fill(memoryview(indices).cast("B"))
     values = {f.name: np.empty((count,) + f.shape, dtype=f.numpy_dtype) for f in info.fields}
-    remaining[0] -= 20 + 8 * count
-    _read_fields(reader, info, count, [values[f.name] for f in info.fields], peer, remaining[0])
+    _read_fields(reader, info, count, [values[f.name] for f in info.fields], peer,
+                 remaining - 20 - 8 * count, version)
     return step, epoch, indices, values
 
 
+def check_out(info: CacheInfo, count: int, out: Sequence[np.ndarray]) -> None:
+    """Checks that ``out`` holds, per field of ``info`` in order, a writable C-contiguous array of
+    the field's :attr:`Field.numpy_dtype` shaped ``[rows, *shape]`` with ``rows >= count``; else a
+    :class:`BadRequest` naming the field, the array's dtype and shape and the expected ones."""
+    if len(out) != len(info.fields):
+        raise BadRequest(f"{len(out)} output arrays for {len(info.fields)} fields {[f.name for f in info.fields]}")
+    for field, a in zip(info.fields, out):
+        dtype = field.numpy_dtype
+        if not isinstance(a, np.ndarray):
+            raise BadRequest(f"output of field {field.name!r} is a {type(a).__name__}, expected a numpy array of {dtype}")
+        if (a.dtype != dtype or not a.flags.c_contiguous or not a.flags.writeable
+                or a.ndim != 1 + len(field.shape) or a.shape[1:] != field.shape or a.shape[0] < count):
+            flags = ("" if a.flags.c_contiguous else " (not C-contiguous)") + ("" if a.flags.writeable else " (read-only)")
+            bits = " (BF16 bit patterns)" if field.dtype == "BF16" else ""
+            shape = ", ".join(str(d) for d in (count,) + field.shape)
+            raise BadRequest(
+                f"output array of field {field.name!r} is {a.dtype} {a.shape}{flags}, expected a writable"
+                f" C-contiguous {dtype} array{bits} of shape [{shape}] (or more rows) for its {field.dtype} values"
+            )
+
+
 def read_values_into(
-    reader: "Reader", info: CacheInfo, count: int, out: Sequence[np.ndarray], peer: object
+    reader: "Reader", info: CacheInfo, count: int, out: Sequence[np.ndarray], peer: object,
+    version: int = VERSION_3,
 ) -> None:
-    """Reads the reply to a GET of ``count`` indices straight into ``out`` (one array per field):
-    the values go from the socket into the caller's memory, with no copy in between."""
-    _read_fields(reader, info, count, out, peer, _read_status(reader, peer))
+    """Reads the reply to a GET of ``count`` indices in protocol ``version`` straight into ``out``
+    (one C-contiguous array per field, of the field's :attr:`Field.numpy_dtype`, with room for
+    ``count`` rows): the values go from the socket into the caller's memory, with no copy in
+    between. Versions 1 and 2 carry float32 values only, so every field must be F32. ``out`` is
+    checked (:func:`check_out`) before anything is read."""
+    check_out(info, count, out)
+    _read_fields(reader, info, count, out, peer, _read_status(reader, peer), version)
 
 
 def _read_status(reader: "Reader", peer: object) -> int:
@@ -216,24 +262,54 @@ def _read_status(reader: "Reader", peer: object) -> int:
 
 
 def _read_fields(
-    reader: "Reader", info: CacheInfo, count: int, out: Sequence[np.ndarray], peer: object, length: int
+    reader: "Reader", info: CacheInfo, count: int, out: Sequence[np.ndarray], peer: object,
+    length: int, version: int,
 ) -> None:
-    """Reads ``fields:u16 (values:i32 data)*`` of ``length`` bytes into ``out``."""
-    small = bytearray(4)
+    """Reads the values part of ``length`` bytes into ``out``: ``fields:u16`` then per field
+    ``floats:i32 f32*`` (versions 1 and 2) or ``dtype:u8 count:i32 element*`` (version 3)."""
+    if version not in (VERSION, VERSION_2, VERSION_3):
+        raise ValueError(f"protocol version {version}, expected 1, 2 or 3")
+    typed = version == VERSION_3
+    small = bytearray(5)
+    if length < 2:
+        raise ProtocolError(f"{peer}: reply of {length} bytes after its status, expected at least 2")
     reader.fill(memoryview(small)[:2])
     (fields,) = struct.unpack("<H", small[:2])
     used = 2
+    if not typed:
+        for field in info.fields:
+            if field.dtype != "F32":
+                raise ProtocolError(
+                    f"{peer}: field {field.name!r} is {field.dtype}, which protocol version {version}"
+                    f" cannot carry (float32 values only): version 3 is needed"
+                )
     if fields != len(info.fields):
         raise ProtocolError(f"{peer}: {fields} fields in the reply, expected {len(info.fields)}")
     for f, field in enumerate(info.fields):
-        reader.fill(memoryview(small))
-        (values,) = struct.unpack("<i", small)
+        dtype = field.numpy_dtype
+        head = memoryview(small)[: 5 if typed else 4]
+        if used + len(head) > length:
+            raise ProtocolError(f"{peer}: reply of {length} bytes ends before field {field.name!r}")
+        reader.fill(head)
+        used += len(head)
+        if typed:
+            code, values = struct.unpack("<Bi", head)
+            if code != field.code:
+                got = _DTYPE_NAMES.get(code, "an unknown dtype")
+                raise ProtocolError(
+                    f"{peer}: field {field.name!r} arrives with dtype code {code} ({got}),"
+                    f" expected {field.code} ({field.dtype})"
+                )
+        else:
+            (values,) = struct.unpack("<i", head)
         if values != count * field.width:
             raise ProtocolError(
                 f"{peer}: {values} values of field {field.name!r}, expected {count * field.width}"
             )
-        nbytes = values * field.numpy_dtype.itemsize
+        nbytes = values * dtype.itemsize
+        if used + nbytes > length:
+            raise ProtocolError(f"{peer}: reply of {length} bytes ends inside the values of field {field.name!r}")
         reader.fill(memoryview(out[f]).cast("B")[:nbytes])
-        used += 4 + nbytes
+        used += nbytes
     if used != length:
         raise ProtocolError(f"{peer}: reply of {length} bytes, {used} of them read")
