@@ -11,6 +11,7 @@ import org.tensorcache.model.hf.ModelDirectory;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.usermodel.UserModel;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -57,6 +58,14 @@ final class UserModelOptions {
               + " hidden states) (default: ${DEFAULT-VALUE}).")
   String runner;
 
+  @Option(
+      names = "--dtype",
+      defaultValue = "F32",
+      description =
+          "How the embedding runner stores each vector: F32, F16 or BF16 (rounded to nearest"
+              + " even, half the memory and disk); logprob keeps F32 (default: ${DEFAULT-VALUE}).")
+  String dtype;
+
   /** Whether the job runs on a user's model. */
   boolean given() {
     return modelDir != null;
@@ -65,11 +74,12 @@ final class UserModelOptions {
   /** Rejects the user-model options when no model directory is given. */
   void checkUnused() {
     if (!"logprob".equals(runner)
+        || !"F32".equals(dtype)
         || maxLength != 1024
         || !"keep_start".equals(truncationMode)
         || (format != null && !format.equals("text"))) {
       throw new IllegalArgumentException(
-          "--runner, --max-length, --truncation-mode and --format "
+          "--runner, --dtype, --max-length, --truncation-mode and --format "
               + format
               + " need --model-dir DIR (the built-in model reads text rows only)");
     }
@@ -92,7 +102,8 @@ final class UserModelOptions {
       throw new IllegalArgumentException("data set " + job.dataset + " is not a file");
     }
     Truncation truncation = new Truncation(maxLength, Truncation.Mode.parse(truncationMode));
-    UserModel user = UserModel.open(modelDir, UserModel.Runner.parse(runner), truncation);
+    UserModel user =
+        UserModel.open(modelDir, UserModel.Runner.parse(runner), truncation, DType.parse(dtype));
     ModelDirectory dir = user.directory();
     ExampleSet raw = ExampleSet.load(job.dataset, dataFormat());
     ExampleSet rows = user.prepare(raw);

@@ -197,7 +197,7 @@ class UserModelFillTest {
           String name = fields.get(f).name();
           assertArrayEquals(
               local.get(k)[f],
-              batch.floats(name),
+              batch.asFloats(name),
               definition.cacheId() + " " + name + " bit for bit");
         }
       }

@@ -172,8 +172,8 @@ public final class LookupEndpoint implements AutoCloseable {
       }
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);
-      LookupChecks.checkSize(cacheId, indices, lookup.settings());
       LookupWire.checkVersionCarries(request.version(), cacheId, spec);
+      LookupChecks.checkSize(cacheId, indices, lookup.settings());
       LookupWire.checkReplySize(cacheId, spec, indices.length);
       Object[] values = LookupChecks.newValues(spec, indices.length);
       lookup.lookupInto(cacheId, indices, values);

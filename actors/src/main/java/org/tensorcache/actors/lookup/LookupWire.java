@@ -133,7 +133,7 @@ public final class LookupWire {
   /** Checks that the values of {@code count} indices fit one frame, or names the largest batch. */
   public static void checkReplySize(String cacheId, CacheSpec spec, int count) {
     int rowBytes = LookupChecks.rowBytes(spec);
-    long replyBytes = 3 + (long) count * rowBytes + 4L * spec.fields().size();
+    long replyBytes = 3 + (long) count * rowBytes + 5L * spec.fields().size();
     if (replyBytes > LookupFrames.MAX_FRAME) {
       throw new IllegalArgumentException(
           String.format(

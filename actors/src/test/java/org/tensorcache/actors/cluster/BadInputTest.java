@@ -95,7 +95,7 @@ class BadInputTest {
             IllegalArgumentException.class,
             () -> client.lookupInto(id, three, new float[][] {new float[3], new float[2]}));
     assertEquals(
-        "output array of field 'rejected_logp' holds 2 floats, expected at least 3",
+        "output array of field 'rejected_logp' holds 2 elements, expected at least 3",
         short1.getMessage());
     var oneField =
         assertThrows(

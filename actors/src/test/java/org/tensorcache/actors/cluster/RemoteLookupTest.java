@@ -126,7 +126,7 @@ class RemoteLookupTest {
                 IllegalArgumentException.class,
                 () -> client.lookupInto(id, three, new float[][] {new float[3], new float[2]}));
         assertEquals(
-            "output array of field 'rejected_logp' holds 2 floats, expected at least 3",
+            "output array of field 'rejected_logp' holds 2 elements, expected at least 3",
             shortOut.getMessage());
         assertValues(reference, three, client.lookup(id, three)); // connections still in step
         assertEquals(before, Fills.status(kit, coordinator, id), "bad input changed nothing");
@@ -172,7 +172,7 @@ class RemoteLookupTest {
     ByteBuffer version = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
     version.putInt(6).put((byte) 9).put(LookupWire.GET).putShort((short) 1).put((byte) 'x');
     version.put((byte) 0);
-    assertRefused(endpoint, version.array(), "protocol version 9, expected 1 or 2");
+    assertRefused(endpoint, version.array(), "protocol version 9, expected 1, 2 or 3");
     byte[] huge = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200 << 20).array();
     // max-batch 64: 32 + 2 * 65535 + 8 * 64 bytes at most (a GET, or a session op with its run id)
     assertRefused(endpoint, huge, "frame of 209715200 bytes, expected 1..131614");

@@ -2,9 +2,11 @@ package org.tensorcache.actors.lookup;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.net.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +18,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.model.spec.HalfFloats;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** The Java codec against the worked examples of {@code docs/wire-protocol.md}. */
@@ -104,5 +107,76 @@ class LookupWireDocumentTest {
     assertArrayEquals(example(title, 1), reply);
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
     assertEquals(spec, LookupWire.decodeSpec(LookupWire.decodeStatus(body, "doc")));
+  }
+
+  /** The cache of the version-3 examples: a BF16 vector of 2 and an I32 scalar. */
+  private static final CacheSpec TYPED =
+      new CacheSpec(
+          "c",
+          1000,
+          List.of(
+              new FieldSpec("emb", DType.BF16, new int[] {2}),
+              new FieldSpec("tokens", DType.I32, new int[0])),
+          256);
+
+  @Test
+  void version3IsTheDocuments() throws Exception {
+    LookupFrames frames = new LookupFrames();
+    byte[] c = "c".getBytes(StandardCharsets.UTF_8);
+    byte[] get = example("#### Version 3 GET of indices [7, 42]");
+    assertArrayEquals(
+        get,
+        bytes(frames, LookupWire.encodeGet(frames, LookupWire.VERSION_3, c, new long[] {7, 42})));
+    assertEquals(
+        LookupWire.VERSION_3,
+        LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(get))).version());
+    assertArrayEquals(
+        example("#### DESCRIBE reply of a cache with fields `emb`"),
+        bytes(frames, LookupWire.encodeSpec(frames, TYPED)));
+
+    short[] emb = {
+      HalfFloats.floatToBf16(1.0f),
+      HalfFloats.floatToBf16(-2.0f),
+      HalfFloats.floatToBf16(0.5f),
+      HalfFloats.floatToBf16(3.0f)
+    };
+    Object[] values = {emb, new int[] {7, 300_000}};
+    byte[] reply = example("#### Version 3 OK reply");
+    assertArrayEquals(
+        reply, bytes(frames, LookupWire.encodeValues(frames, LookupWire.VERSION_3, TYPED, values)));
+    Object[] decoded = LookupChecks.newValues(TYPED, 2);
+    ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
+    LookupWire.decodeValues(LookupWire.decodeStatus(body, "doc"), TYPED, 2, decoded);
+    assertArrayEquals(emb, (short[]) decoded[0]);
+    assertArrayEquals(new int[] {7, 300_000}, (int[]) decoded[1]);
+
+    IllegalArgumentException refused =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LookupWire.checkVersionCarries(LookupWire.VERSION_2, "c", TYPED));
+    assertArrayEquals(
+        example("#### BAD_REQUEST: a version-2 GET"),
+        bytes(
+            frames, LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, refused.getMessage())));
+  }
+
+  @Test
+  void aDtypeCodeThatIsNotTheFieldsIsAProtocolError() throws Exception {
+    LookupFrames frames = new LookupFrames();
+    Object[] values = {new short[4], new int[2]};
+    ByteBuffer reply = LookupWire.encodeValues(frames, LookupWire.VERSION_3, TYPED, values);
+    byte[] bytes = bytes(frames, reply);
+    bytes[4 + 1 + 2] = 2; // F16 where the field is BF16
+    ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(bytes));
+    ProtocolException e =
+        assertThrows(
+            ProtocolException.class,
+            () ->
+                LookupWire.decodeValues(
+                    LookupWire.decodeStatus(body, "doc"),
+                    TYPED,
+                    2,
+                    LookupChecks.newValues(TYPED, 2)));
+    assertEquals("dtype code 2 for field 'emb' in the reply, expected 3 (BF16)", e.getMessage());
   }
 }

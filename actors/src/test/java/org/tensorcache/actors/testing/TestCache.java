@@ -15,6 +15,8 @@ import org.tensorcache.model.runner.HiddenMeanRunner;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.model.spec.DType;
+import org.tensorcache.model.spec.FieldArrays;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -37,6 +39,7 @@ public final class TestCache {
 
   private final Path modelDir;
   private final boolean vectors;
+  private final DType vectorDtype;
 
   public TestCache(Path dir, int examples, int rangeSize) throws IOException {
     this(dir, examples, rangeSize, false);
@@ -46,8 +49,19 @@ public final class TestCache {
    * With {@code vectors}, the cache holds a hidden-state vector per example instead of log-probs.
    */
   public TestCache(Path dir, int examples, int rangeSize, boolean vectors) throws IOException {
+    this(dir, examples, rangeSize, vectors, DType.F32);
+  }
+
+  /** A cache of hidden-state vectors stored as {@code vectorDtype}. */
+  public TestCache(Path dir, int examples, int rangeSize, DType vectorDtype) throws IOException {
+    this(dir, examples, rangeSize, true, vectorDtype);
+  }
+
+  private TestCache(Path dir, int examples, int rangeSize, boolean vectors, DType vectorDtype)
+      throws IOException {
     this.dir = dir;
     this.vectors = vectors;
+    this.vectorDtype = vectorDtype;
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 5, examples);
     this.data = ExampleSet.load(dir.resolve("data.jsonl"));
     this.modelDir = dir.resolve("model");
@@ -68,7 +82,9 @@ public final class TestCache {
     try {
       TinyLm lm = TinyLm.load(modelDir);
       ModelRunner inner =
-          vectors ? new HiddenMeanRunner(lm, 64, 512) : new ReferenceLogprobRunner(lm, 64, 512);
+          vectors
+              ? new HiddenMeanRunner(lm, 64, 512, vectorDtype)
+              : new ReferenceLogprobRunner(lm, 64, 512);
       return new GatedRunner(inner, computedExamples, gate);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -107,5 +123,20 @@ public final class TestCache {
     }
     computedExamples.set(0);
     return values;
+  }
+
+  /**
+   * Per field, all N values as the cache stores them (an array of the field's dtype): the runner's
+   * floats of {@link #reference()} converted as a block converts them.
+   */
+  public Object[] storedReference() {
+    float[][] floats = reference();
+    Object[] stored = new Object[floats.length];
+    for (int f = 0; f < floats.length; f++) {
+      DType t = spec.fields().get(f).dtype();
+      stored[f] = t.newArray(floats[f].length);
+      FieldArrays.putFloats(t, stored[f], 0, floats[f], false);
+    }
+    return stored;
   }
 }

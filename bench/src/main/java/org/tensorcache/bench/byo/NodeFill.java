@@ -130,7 +130,7 @@ final class NodeFill implements AutoCloseable {
         TensorCacheClient.create(node.system())
             .lookup(chunk.cacheId(), LongStream.range(0, rows).toArray());
     for (int f = 0; f < FIELDS.length; f++) {
-      System.arraycopy(batch.floats(FIELDS[f]), 0, values[f], at, rows);
+      System.arraycopy(batch.asFloats(FIELDS[f]), 0, values[f], at, rows);
     }
   }
 

@@ -10,6 +10,7 @@ import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 
 /**
@@ -28,8 +29,8 @@ public final class CausalLmLogprobRunner extends TorchScriptRunner {
       List.of(
           FieldSpec.scalar("chosen_logp"),
           FieldSpec.scalar("rejected_logp"),
-          FieldSpec.scalar("chosen_tokens"),
-          FieldSpec.scalar("rejected_tokens"));
+          new FieldSpec("chosen_tokens", DType.I32, new int[0]),
+          new FieldSpec("rejected_tokens", DType.I32, new int[0]));
 
   /** Most bytes of log-softmax output held at once (rows are processed in chunks under it). */
   private static final long LOG_SOFTMAX_BYTES = 256L << 20;

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedDocument;
 import org.tensorcache.model.hf.TorchScriptModel;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 
 /**
@@ -21,15 +22,28 @@ public final class EncoderMeanRunner extends TorchScriptRunner {
 
   private final List<FieldSpec> fields;
 
-  /** A runner over a shared loaded {@code model} that returns hidden states. */
+  /**
+   * A runner over a shared loaded {@code model} that returns hidden states, stored as {@code dtype}
+   * (F32, or F16 or BF16 rounded to nearest even).
+   */
   public EncoderMeanRunner(
       TorchScriptModel model,
       String weightsDigest,
       Map<String, String> parameters,
       int padId,
-      int microBatch) {
+      int microBatch,
+      DType dtype) {
     super(model, weightsDigest, parameters, padId, microBatch);
-    this.fields = List.of(FieldSpec.vector("embedding", model.width()));
+    this.fields = List.of(new FieldSpec("embedding", floating(dtype), new int[] {model.width()}));
+  }
+
+  /** {@code dtype} when it is a floating type, else an error naming it. */
+  static DType floating(DType dtype) {
+    if (dtype == null || !dtype.isFloating()) {
+      throw new IllegalArgumentException(
+          "dtype " + dtype + " for an embedding, expected F32, F16 or BF16");
+    }
+    return dtype;
   }
 
   @Override

@@ -8,6 +8,7 @@ import java.util.List;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.lm.TinyLm;
+import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.model.text.ByteTokenizer;
 
@@ -23,8 +24,17 @@ public final class HiddenMeanRunner extends TinyLmRunner {
 
   /** A runner over {@code lm}, at most {@code microBatch} examples per forward pass. */
   public HiddenMeanRunner(TinyLm lm, int microBatch, int maxSeqLen) {
+    this(lm, microBatch, maxSeqLen, DType.F32);
+  }
+
+  /** Like {@link #HiddenMeanRunner(TinyLm, int, int)}, stored as {@code dtype}. */
+  public HiddenMeanRunner(TinyLm lm, int microBatch, int maxSeqLen, DType dtype) {
     super(lm, microBatch, maxSeqLen);
-    this.fields = List.of(FieldSpec.vector("chosen_hidden_mean", lm.config().hiddenSize()));
+    int width = lm.config().hiddenSize();
+    this.fields =
+        List.of(
+            new FieldSpec(
+                "chosen_hidden_mean", EncoderMeanRunner.floating(dtype), new int[] {width}));
   }
 
   @Override

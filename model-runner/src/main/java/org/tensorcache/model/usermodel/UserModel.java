@@ -23,6 +23,7 @@ import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.EncoderMeanRunner;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.spec.DType;
 
 /**
  * A user's model directory with what a cache job on it needs: the tokenizer, the data set turned
@@ -65,19 +66,42 @@ public final class UserModel implements AutoCloseable {
   private final HfTokenizer tokenizer;
   private final Runner runner;
   private final Truncation truncation;
+  private final DType dtype;
   private TorchScriptModel model;
 
   private UserModel(
-      ModelDirectory dir, HfTokenizer tokenizer, Runner runner, Truncation truncation) {
+      ModelDirectory dir,
+      HfTokenizer tokenizer,
+      Runner runner,
+      Truncation truncation,
+      DType dtype) {
     this.dir = dir;
     this.tokenizer = tokenizer;
     this.runner = runner;
     this.truncation = truncation;
+    this.dtype = dtype;
   }
 
   /** Opens {@code modelDir} for {@code runner}; the model file is loaded only when first used. */
   public static UserModel open(Path modelDir, Runner runner, Truncation truncation)
       throws IOException {
+    return open(modelDir, runner, truncation, DType.F32);
+  }
+
+  /**
+   * Like {@link #open(Path, Runner, Truncation)}; an embedding is stored as {@code dtype} (F32, F16
+   * or BF16), log-probs are always F32 (and token counts I32).
+   */
+  public static UserModel open(Path modelDir, Runner runner, Truncation truncation, DType dtype)
+      throws IOException {
+    if (runner == Runner.LOGPROB && dtype != DType.F32) {
+      throw new IllegalArgumentException(
+          "dtype " + dtype + " for runner logprob, expected F32: log-probs are kept in full");
+    }
+    if (runner == Runner.EMBEDDING && !dtype.isFloating()) {
+      throw new IllegalArgumentException(
+          "dtype " + dtype + " for runner embedding, expected F32, F16 or BF16");
+    }
     ModelDirectory dir = ModelDirectory.open(modelDir);
     if (dir.task() != null && !dir.task().equals(runner.task)) {
       throw new IllegalArgumentException(
@@ -86,7 +110,7 @@ public final class UserModel implements AutoCloseable {
                   + " (scripts/export_hf_model.py --task %s)",
               dir.modelFile(), dir.task(), runner.cliName(), runner.task, runner.task));
     }
-    return new UserModel(dir, HfTokenizer.load(dir.tokenizerFile()), runner, truncation);
+    return new UserModel(dir, HfTokenizer.load(dir.tokenizerFile()), runner, truncation, dtype);
   }
 
   /**
@@ -176,7 +200,7 @@ public final class UserModel implements AutoCloseable {
     int pad = dir.padTokenId();
     return runner == Runner.LOGPROB
         ? new CausalLmLogprobRunner(model(), digest, parameters, truncation, pad, microBatch)
-        : new EncoderMeanRunner(model(), digest, parameters, pad, microBatch);
+        : new EncoderMeanRunner(model(), digest, parameters, pad, microBatch, dtype);
   }
 
   /** The model directory. */
