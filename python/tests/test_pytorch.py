@@ -44,6 +44,7 @@ def test_session_dataset_yields_the_sessions_steps_as_tensors(byo_node):
             step = next(same)
             assert int(item["step"]) == step.step and int(item["epoch"]) == step.epoch
             assert item["indices"].dtype == torch.int64
+            assert item["chosen_tokens"].dtype == torch.int32, "token counts are I32"
             assert torch.equal(item["indices"], torch.from_numpy(step.indices))
             for name in ("chosen_logp", "rejected_logp", "chosen_tokens", "rejected_tokens"):
                 assert torch.equal(item[name], torch.from_numpy(step.values[name])), name

@@ -65,7 +65,7 @@ final class Reference {
       long index = batch.indices()[i];
       for (int f = 0; f < widths.length; f++) {
         for (int k = 0; k < widths[f]; k++) {
-          float got = batch.values()[f][i * widths[f] + k];
+          float got = ((float[]) batch.values()[f])[i * widths[f] + k];
           float want = values[f][(int) index * widths[f] + k];
           if (Float.floatToRawIntBits(got) != Float.floatToRawIntBits(want)) {
             wrong++;

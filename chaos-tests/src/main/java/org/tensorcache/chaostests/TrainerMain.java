@@ -58,7 +58,12 @@ public final class TrainerMain {
     session.resumeFrom(from);
     for (long s = from; s < to; s++) {
       TrainingBatch b = session.next();
-      out.println(line(b.step(), b.indices(), b.values().values()));
+      var spec = b.values().spec();
+      float[][] values = new float[spec.fields().size()][];
+      for (int f = 0; f < values.length; f++) {
+        values[f] = b.values().asFloats(spec.fields().get(f).name()); // F32 log-probs: exact
+      }
+      out.println(line(b.step(), b.indices(), values));
       out.flush();
     }
     out.println("done");
