@@ -234,6 +234,16 @@ public final class Block {
     System.arraycopy(values[field], from, dst, dstOff, count);
   }
 
+  /**
+   * The element array of field {@code field} itself, not a copy: for the hot tier, which recycles
+   * the arrays of a block it has evicted into a new block. Nobody may change it while the block can
+   * still be read; the tier's reader protocol says when that is.
+   */
+  public Object elementArray(int field) {
+    checkField(field);
+    return values[field];
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {

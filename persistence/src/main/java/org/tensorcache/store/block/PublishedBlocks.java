@@ -35,6 +35,14 @@ public final class PublishedBlocks {
     SLOT.setRelease(slots, range, block);
   }
 
+  /**
+   * Clears {@code range} if it still holds {@code expected}, with volatile order, and returns
+   * whether it did: for an evictor that must not clear a block published after the one it chose.
+   */
+  public boolean compareAndClear(int range, Block expected) {
+    return SLOT.compareAndSet(slots, range, expected, null);
+  }
+
   /** The current block of {@code range}, or null while none has been published. */
   public Block get(int range) {
     return (Block) SLOT.getVolatile(slots, range);

@@ -1,10 +1,7 @@
 package org.tensorcache.store.segment;
 
-import static org.tensorcache.store.segment.SafetensorsChecks.expect;
 import static org.tensorcache.store.segment.SafetensorsChecks.reject;
-import static org.tensorcache.store.segment.SafetensorsWriter.crcHex;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,7 +37,7 @@ public final class SegmentFile {
   /** Name of the packed presence tensor; field names cannot start with an underscore. */
   public static final String PRESENT = "__present__";
 
-  private static final List<String> KEYS =
+  static final List<String> KEYS =
       List.of("format", "cache_id", "fingerprint", "range", "start", "length", "present", "crc32c");
 
   private SegmentFile() {}
@@ -114,7 +111,7 @@ public final class SegmentFile {
       Path file, FileChannel ch, CacheSpec spec, Fingerprint expected, int range)
       throws IOException {
     expected.checkBelongsTo(spec);
-    List<TensorInfo> tensors = tensors(spec, range);
+    int length = spec.rangeLength(range);
     try {
       long size = ch.size();
       // a file of a few MiB is read whole: one read where the header and data would take three
@@ -123,17 +120,12 @@ public final class SegmentFile {
           whole != null
               ? SafetensorsReader.read(file, whole)
               : SafetensorsReader.read(file, ch, size);
-      long dataLength = TensorInfo.dataLength(tensors);
-      if (size != 8L + header.length + dataLength) {
-        checkHeader(file, header, tensors, spec, expected, range); // names what is wrong first
-        SafetensorsChecks.checkFileSize(file, size, header.length, dataLength);
-      }
-      int length = spec.rangeLength(range);
-      long dataStart = 8L + header.length;
+      SegmentChecks.Layout layout =
+          SegmentChecks.checkLayout(file, size, header, spec, expected, range);
       DataRegionReader in =
           whole != null
-              ? new DataRegionReader(whole, dataStart, dataLength)
-              : new DataRegionReader(ch, dataStart, dataLength);
+              ? new DataRegionReader(whole, layout.dataStart(), layout.dataLength())
+              : new DataRegionReader(ch, layout.dataStart(), layout.dataLength());
       Object[] values = new Object[spec.fields().size()];
       for (int f = 0; f < values.length; f++) {
         FieldSpec field = spec.fields().get(f);
@@ -143,21 +135,8 @@ public final class SegmentFile {
       }
       byte[] packed = new byte[(length + 7) / 8];
       in.getBytes(packed, 0, packed.length);
-      long[] words = unpack(file, packed, length);
-      int count = 0;
-      for (long w : words) {
-        count += Long.bitCount(w);
-      }
-      // the header this writer makes for what was read; byte equality checks every key at once
-      Map<String, String> meta = metadata(expected, spec, range, count);
-      meta.put("crc32c", crcHex(in.crc32c()));
-      if (!java.util.Arrays.equals(header, SafetensorsJson.encode(tensors, meta))) {
-        Map<String, String> found = checkHeader(file, header, tensors, spec, expected, range);
-        expect(file, Reason.BAD_CHECKSUM, "crc32c", found, meta.get("crc32c"));
-        expect(file, Reason.BAD_HEADER, "present", found, Integer.toString(count));
-        throw reject(
-            file, Reason.BAD_HEADER, "header is not in the canonical form this writer uses");
-      }
+      long[] words = SegmentChecks.unpackPresence(file, packed, length);
+      SegmentChecks.checkHeader(file, header, spec, expected, range, countBits(words), in.crc32c());
       try {
         return Block.adopt(spec, range, values, words);
       } catch (IllegalArgumentException e) {
@@ -166,6 +145,14 @@ public final class SegmentFile {
     } catch (EOFException e) {
       throw reject(file, Reason.TRUNCATED, "%s", e.getMessage());
     }
+  }
+
+  private static int countBits(long[] words) {
+    int count = 0;
+    for (long w : words) {
+      count += Long.bitCount(w);
+    }
+    return count;
   }
 
   /** Files up to this size are read in one go. */
@@ -181,29 +168,8 @@ public final class SegmentFile {
     return all.flip();
   }
 
-  /** The strict header checks one by one, for a header that is not the expected one. */
-  private static Map<String, String> checkHeader(
-      Path file,
-      byte[] header,
-      List<TensorInfo> tensors,
-      CacheSpec spec,
-      Fingerprint expected,
-      int range) {
-    ObjectNode root = SafetensorsJson.parse(file, header);
-    Map<String, String> meta = SafetensorsChecks.metadata(file, root, KEYS);
-    expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
-    expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
-    expect(file, Reason.FOREIGN_FINGERPRINT, "cache_id", meta, expected.cacheId());
-    expect(file, Reason.WRONG_RANGE, "range", meta, Integer.toString(range));
-    expect(file, Reason.WRONG_RANGE, "start", meta, Long.toString(spec.rangeStart(range)));
-    expect(file, Reason.WRONG_RANGE, "length", meta, Integer.toString(spec.rangeLength(range)));
-    SafetensorsChecks.checkCrcSyntax(file, meta.get("crc32c"));
-    SafetensorsChecks.checkTensors(file, root, tensors);
-    return meta;
-  }
-
   /** The metadata of a segment, in the order the writer puts it, without the checksum. */
-  private static Map<String, String> metadata(
+  static Map<String, String> metadata(
       Fingerprint fingerprint, CacheSpec spec, int range, int present) {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("format", FORMAT);
@@ -239,16 +205,5 @@ public final class SegmentFile {
       packed[i] = (byte) (words[i >>> 3] >>> ((i & 7) << 3));
     }
     return packed;
-  }
-
-  private static long[] unpack(Path file, byte[] packed, int length) {
-    if (length % 8 != 0 && (packed[packed.length - 1] & 0xff) >>> (length % 8) != 0) {
-      throw reject(file, Reason.BAD_VALUE, "presence bits set beyond length %d", length);
-    }
-    long[] words = new long[(length + 63) / 64];
-    for (int i = 0; i < packed.length; i++) {
-      words[i >>> 3] |= (packed[i] & 0xffL) << ((i & 7) << 3);
-    }
-    return words;
   }
 }
