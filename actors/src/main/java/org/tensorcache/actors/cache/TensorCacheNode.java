@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.store.tier.HotTier;
 
 /**
  * The node-local state of TensorCache in one ActorSystem: the caches this node knows with their
@@ -34,6 +35,8 @@ public final class TensorCacheNode implements Extension {
       ThreadLocal.withInitial(java.util.HashMap::new);
   private final List<ModelRunner> created = new CopyOnWriteArrayList<>();
   private final NodeSettings settings;
+  private final MemorySettings memory;
+  private final HotTier hotTier;
   private final java.util.concurrent.atomic.AtomicLong computedExamples =
       new java.util.concurrent.atomic.AtomicLong();
   private final ActorSystem<?> system;
@@ -49,6 +52,9 @@ public final class TensorCacheNode implements Extension {
   private TensorCacheNode(ActorSystem<?> system) {
     this.system = system;
     this.settings = NodeSettings.create(system.settings().config());
+    this.memory =
+        MemorySettings.create(system.settings().config(), Runtime.getRuntime().maxMemory());
+    this.hotTier = new HotTier(memory.budgetBytes(), memory.policy(), memory.poolBytes());
     this.computeExecutor =
         system
             .dispatchers()
@@ -63,9 +69,26 @@ public final class TensorCacheNode implements Extension {
     return Id.INSTANCE.apply(system);
   }
 
-  /** Makes a cache known to this node; call before the node's actors start. */
+  /**
+   * Makes a cache known to this node; call before the node's actors start. A cache replicated by
+   * reference keeps its values on this node in the hot tier.
+   */
   public void register(CacheDefinition definition) {
     registry.register(definition);
+    if (byReference(definition.cacheId())) {
+      hotTier.register(
+          definition.cacheId(), definition.spec(), registry.get(definition.cacheId()).blocks());
+    }
+  }
+
+  /** The hot tier: values of caches replicated by reference, within the memory budget. */
+  public HotTier hotTier() {
+    return hotTier;
+  }
+
+  /** The memory budget and prefetch settings. */
+  public MemorySettings memory() {
+    return memory;
   }
 
   /** Records where this node's binary lookup port listens, once it is bound. */
