@@ -76,8 +76,9 @@ public final class TensorCacheNode implements Extension {
   public void register(CacheDefinition definition) {
     registry.register(definition);
     if (byReference(definition.cacheId())) {
-      hotTier.register(
-          definition.cacheId(), definition.spec(), registry.get(definition.cacheId()).blocks());
+      var blocks = registry.get(definition.cacheId()).blocks();
+      blocks.markRecycled(); // every reader of these slots re-checks what it copied
+      hotTier.register(definition.cacheId(), definition.spec(), blocks);
     }
   }
 

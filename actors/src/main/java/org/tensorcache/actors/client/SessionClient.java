@@ -38,6 +38,7 @@ public final class SessionClient implements Iterable<TrainingBatch> {
   private final String cacheId;
   private final Duration timeout;
   private long expected = -1; // the step the next call of next() must serve
+  private volatile TrainerSessionState.Opened opened; // what the session said last: its sampler
 
   /** How many times a request that timed out is sent before the failure is the caller's. */
   static final int ATTEMPTS = 3;
@@ -82,7 +83,12 @@ public final class SessionClient implements Iterable<TrainingBatch> {
               + ": is another process using the same run and rank?");
     }
     expected = step + 1;
-    Batch values = client.lookup(cacheId, served.indices());
+    prefetch(step + 1);
+    Object[] ahead = client.local().takePrefetched(session.getEntityId(), step, served.indices());
+    Batch values =
+        ahead != null
+            ? new Batch(client.local().spec(cacheId), served.indices(), ahead)
+            : client.lookup(cacheId, served.indices());
     return new TrainingBatch(served.step(), served.epoch(), served.indices(), values);
   }
 
@@ -96,6 +102,8 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     TrainerSessionState.Opened opened =
         ask("ResumeFrom " + step, replyTo -> new TrainerSession.ResumeFrom(step, replyTo));
     expected = step;
+    this.opened = opened;
+    prefetch(step);
     return opened;
   }
 
@@ -132,7 +140,17 @@ public final class SessionClient implements Iterable<TrainingBatch> {
                   replyTo -> new TrainerSession.Open(config, worldSize, rank, step, replyTo));
             });
     expected = opened.nextStep();
+    this.opened = opened;
+    prefetch(expected);
     return this;
+  }
+
+  /** Brings the ranges of the steps from {@code from} on into this node's hot tier. */
+  private void prefetch(long from) {
+    TrainerSessionState.Opened o = opened;
+    if (o != null) {
+      client.local().prefetch(session.getEntityId(), cacheId, o.sampler(), o.rank(), from);
+    }
   }
 
   /** Runs {@code request} again when it times out, up to {@link #ATTEMPTS} times in all. */

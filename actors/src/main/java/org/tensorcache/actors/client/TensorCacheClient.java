@@ -79,6 +79,11 @@ public final class TensorCacheClient {
     return lookup.lookupIntoAsync(cacheId, indices, batch.values()).thenApply(done -> batch);
   }
 
+  /** The node's lookup path, which sessions prefetch through. */
+  LocalLookup local() {
+    return lookup;
+  }
+
   private Batch newBatch(String cacheId, long[] indices) {
     CacheSpec spec = lookup.spec(cacheId);
     LookupChecks.checkSize(cacheId, indices, node.settings());

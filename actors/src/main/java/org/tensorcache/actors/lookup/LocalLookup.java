@@ -15,7 +15,10 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.replica.ReplicaView;
+import org.tensorcache.actors.replica.TieredView;
+import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.tier.Tier;
 
 /**
  * The one lookup path of a node that holds a replica, used by the member client and the lookup port
@@ -27,14 +30,30 @@ public final class LocalLookup implements Extension {
   private final ActorSystem<?> system;
   private final NodeSettings settings;
   private final ReplicaView view;
+  private final TensorCacheNode node;
+  private final TieredView tiers;
   private final ActorRef<LookupActor.Command> actor;
+  private final Prefetcher prefetcher;
 
   private LocalLookup(ActorSystem<?> system) {
     this.system = system;
     TensorCacheNode node = TensorCacheNode.get(system);
     this.settings = node.settings();
     this.view = new ReplicaView(node.registry());
+    this.node = node;
+    this.tiers = new TieredView(node);
     this.actor = system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
+    this.prefetcher =
+        new Prefetcher(
+            node.hotTier(),
+            (cacheId, indices, out) -> {
+              Gathered g = gather(cacheId, indices, out, false);
+              return g.missing.length == 0
+                  ? CompletableFuture.completedFuture(null)
+                  : fetchMissing(g, false);
+            },
+            node.memory().prefetchSteps(),
+            settings.lookupMaxWait().toMillis());
   }
 
   /** The node's local lookup (its lookup actor starts with it). */
@@ -69,13 +88,13 @@ public final class LocalLookup implements Extension {
    * LookupFailedException}. On failure {@code out} may hold part of the values.
    */
   public void lookupInto(String cacheId, long[] indices, Object[] out) {
-    Gathered g = gather(cacheId, indices, out);
+    Gathered g = gather(cacheId, indices, out, true);
     if (g.missing.length == 0) {
       return; // the common case: a memory gather on this thread, no future
     }
     Duration wait = settings.lookupMaxWait().plusSeconds(1);
     try {
-      fetchMissing(g).toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      fetchMissing(g, true).toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException r) {
@@ -99,25 +118,51 @@ public final class LocalLookup implements Extension {
    * exceptionally with the reason. Bad input still throws at once.
    */
   public CompletionStage<Void> lookupIntoAsync(String cacheId, long[] indices, Object[] out) {
-    Gathered g = gather(cacheId, indices, out);
-    return g.missing.length == 0 ? CompletableFuture.completedFuture(null) : fetchMissing(g);
+    Gathered g = gather(cacheId, indices, out, true);
+    return g.missing.length == 0 ? CompletableFuture.completedFuture(null) : fetchMissing(g, true);
+  }
+
+  /**
+   * A trainer session on this node served step {@code from - 1}: for a cache replicated by
+   * reference, brings the ranges of its next steps into the hot tier ({@code
+   * tensorcache.prefetch.steps} of them) and keeps them there until they are served.
+   *
+   * @param session the session's id, unique per run and rank
+   */
+  public void prefetch(String session, String cacheId, Sampler sampler, int rank, long from) {
+    if (node.byReference(cacheId)) {
+      prefetcher.ahead(session, cacheId, view.spec(cacheId), sampler, rank, from);
+    }
+  }
+
+  /**
+   * The values of step {@code step} of the session if they were prefetched (the arrays are the
+   * caller's then), else null: look them up as usual.
+   */
+  public Object[] takePrefetched(String session, long step, long[] indices) {
+    return prefetcher.take(session, step, indices);
   }
 
   /** A request and the positions of it that the local replica does not hold yet. */
   private record Gathered(
       String cacheId, long[] indices, Object[] out, CacheSpec spec, int[] missing) {}
 
-  private Gathered gather(String cacheId, long[] indices, Object[] out) {
+  /** The local part of a lookup; {@code count}: whether it counts in the tier statistics. */
+  private Gathered gather(String cacheId, long[] indices, Object[] out, boolean count) {
     CacheSpec spec = view.spec(cacheId);
     LookupChecks.checkSize(cacheId, indices, settings);
     LookupChecks.checkBuffers(cacheId, spec, indices.length, out);
-    return new Gathered(cacheId, indices, out, spec, view.gather(cacheId, indices, out));
+    int[] missing =
+        node.byReference(cacheId)
+            ? tiers.gather(cacheId, indices, out, count)
+            : view.gather(cacheId, indices, out);
+    return new Gathered(cacheId, indices, out, spec, missing);
   }
 
   /**
    * Asks the lookup actor for the missing positions and scatters them into the request's arrays.
    */
-  private CompletionStage<Void> fetchMissing(Gathered g) {
+  private CompletionStage<Void> fetchMissing(Gathered g, boolean count) {
     int[] missing = g.missing();
     long[] wanted = new long[missing.length];
     for (int m = 0; m < wanted.length; m++) {
@@ -132,6 +177,9 @@ public final class LocalLookup implements Extension {
             (found, failure) -> {
               if (failure != null) {
                 throw new LookupFailedException(failure.getMessage(), failure);
+              }
+              if (count && node.byReference(g.cacheId())) {
+                tiers.stats(g.cacheId()).hit(Tier.COLD, missing.length);
               }
               for (int f = 0; f < g.out().length; f++) {
                 int width = g.spec().fields().get(f).width();

@@ -29,6 +29,10 @@ final class SessionPort {
   private final LocalLookup lookup;
   private final Duration timeout;
 
+  /** Each session's last known state on this node, for its sampler: prefetch needs it. */
+  private final java.util.Map<String, TrainerSessionState.Opened> opened =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   SessionPort(ActorSystem<?> system, LocalLookup lookup) {
     this.system = system;
     this.lookup = lookup;
@@ -50,11 +54,13 @@ final class SessionPort {
               session,
               id,
               to -> new TrainerSession.Open(config, a.worldSize(), a.rank(), step, to));
+      prefetch(id, r.cacheId(), opened, opened.nextStep());
       return SessionWire.encodeNextStep(frames, opened.nextStep());
     }
     if (r.op() == SessionWire.RESUME) {
       TrainerSessionState.Opened opened =
           ask(session, id, to -> new TrainerSession.ResumeFrom(a.step(), to));
+      prefetch(id, r.cacheId(), opened, opened.nextStep());
       return SessionWire.encodeNextStep(frames, opened.nextStep());
     }
     LookupWire.checkVersionCarries(r.version(), r.cacheId(), spec); // before the step is taken
@@ -66,9 +72,30 @@ final class SessionPort {
                   + " process using the same run and rank?",
               id, step.step(), a.step(), a.step()));
     }
-    Object[] values = LookupChecks.newValues(spec, step.indices().length);
-    lookup.lookupInto(r.cacheId(), step.indices(), values);
+    TrainerSessionState.Opened known = opened.get(id);
+    if (known == null) { // opened through another node: ask once
+      try {
+        TrainerSessionState state = await(session.ask(TrainerSession.GetState::new, timeout), id);
+        known = state instanceof TrainerSessionState.Opened o ? o : null;
+      } catch (LookupFailedException unanswered) {
+        known = null; // the step is served all the same, only not ahead of time
+      }
+    }
+    prefetch(id, r.cacheId(), known, step.step() + 1);
+    Object[] values = lookup.takePrefetched(id, step.step(), step.indices());
+    if (values == null) {
+      values = LookupChecks.newValues(spec, step.indices().length);
+      lookup.lookupInto(r.cacheId(), step.indices(), values);
+    }
     return SessionWire.encodeStep(frames, r.version(), spec, step, values);
+  }
+
+  /** Remembers the session's sampler and prefetches its steps from {@code from} on. */
+  private void prefetch(String id, String cacheId, TrainerSessionState.Opened o, long from) {
+    if (o != null) {
+      opened.put(id, o);
+      lookup.prefetch(id, cacheId, o.sampler(), o.rank(), from);
+    }
   }
 
   private <T> T ask(

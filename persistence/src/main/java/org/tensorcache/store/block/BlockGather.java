@@ -1,5 +1,6 @@
 package org.tensorcache.store.block;
 
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
 import org.tensorcache.model.spec.DType;
@@ -40,6 +41,9 @@ public final class BlockGather {
    */
   public static int[] gather(
       CacheSpec spec, PublishedBlocks blocks, String cacheId, long[] indices, Object[] out) {
+    if (blocks.recycled()) {
+      return gatherChecked(spec, blocks, cacheId, indices, out);
+    }
     List<FieldSpec> fields = spec.fields();
     int scalars = 0;
     while (scalars < fields.size()
@@ -121,6 +125,42 @@ public final class BlockGather {
         continue;
       }
       copyRow(block, at, out, i);
+    }
+    return missingCount == missing.length ? missing : Arrays.copyOf(missing, missingCount);
+  }
+
+  /**
+   * Like {@link #gather}, for a cache whose blocks may be evicted while they are read and their
+   * arrays written into other blocks (a hot tier that recycles them): each row is kept only if its
+   * range's slot still holds the same block after the copy, the reader's side of that reuse.
+   * Positions whose copy was not kept are reported missing like the others; their elements of
+   * {@code out} may hold part of a discarded copy.
+   */
+  public static int[] gatherChecked(
+      CacheSpec spec, PublishedBlocks blocks, String cacheId, long[] indices, Object[] out) {
+    long n = spec.n();
+    int rangeSize = spec.rangeSize();
+    int shift = shiftOf(rangeSize);
+    Block[] slots = blocks.slots;
+    int[] missing = NONE;
+    int missingCount = 0;
+    for (int i = 0; i < indices.length; i++) {
+      long index = indices[i];
+      if (Long.compareUnsigned(index, n) >= 0) {
+        throw outOfRange(index, n, cacheId);
+      }
+      int range = rangeOf(index, shift, rangeSize);
+      int at = offsetOf(index, range, shift, rangeSize);
+      Block block = PublishedBlocks.acquire(slots, range);
+      if (block == null || !block.holds(at)) {
+        missing = addMissing(missing, missingCount++, i, indices.length);
+        continue;
+      }
+      copyRow(block, at, out, i);
+      VarHandle.acquireFence(); // no load of the copy moves below the check that validates it
+      if (PublishedBlocks.acquire(slots, range) != block) {
+        missing = addMissing(missing, missingCount++, i, indices.length);
+      }
     }
     return missingCount == missing.length ? missing : Arrays.copyOf(missing, missingCount);
   }

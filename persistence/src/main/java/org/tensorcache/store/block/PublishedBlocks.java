@@ -20,9 +20,26 @@ public final class PublishedBlocks {
   /** Per range, its current block or null; read by {@link BlockGather} through {@link #acquire}. */
   final Block[] slots;
 
+  /** Whether the blocks' arrays may be reused once evicted: readers then re-check each copy. */
+  private volatile boolean recycled;
+
   /** A table of {@code ranges} ranges, none of them with a block yet. */
   public PublishedBlocks(int ranges) {
     this.slots = new Block[ranges];
+  }
+
+  /**
+   * Declares that blocks published here may be evicted and their arrays written into other blocks
+   * while readers copy from them; {@link BlockGather#gather} then keeps a copy only once it has
+   * checked the slot still holds the block it copied.
+   */
+  public void markRecycled() {
+    recycled = true;
+  }
+
+  /** Whether {@link #markRecycled} was called. */
+  public boolean recycled() {
+    return recycled;
   }
 
   /** The number of ranges. */

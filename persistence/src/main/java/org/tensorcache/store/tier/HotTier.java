@@ -169,6 +169,32 @@ public final class HotTier {
     return true;
   }
 
+  /**
+   * Holds {@code bytes} of the budget for values kept outside blocks (the rows a session prefetched
+   * for its next steps), evicting unpinned ranges by the policy to make room; returns false,
+   * changing nothing, when that cannot make room. Reserved bytes are never evicted: {@link
+   * #release} gives them back.
+   */
+  public synchronized boolean reserve(long bytes) {
+    long need = held + bytes - budget;
+    if (need > 0 && hotSet.evictableBytes(null, -1) < need) {
+      return false;
+    }
+    while (need > 0) {
+      int i = hotSet.victim(policy, null, -1);
+      need -= hotSet.cache(i).bytes(hotSet.range(i));
+      evictRange(hotSet.cache(i), hotSet.range(i));
+    }
+    held += bytes;
+    peak = Math.max(peak, held);
+    return true;
+  }
+
+  /** Gives back bytes held by {@link #reserve}. */
+  public synchronized void release(long bytes) {
+    held -= bytes;
+  }
+
   /** Records a use of {@code range} by a lookup: no lock, no allocation. */
   public void touch(String cacheId, int range) {
     cache(cacheId).touch(range, clock, policy == EvictionPolicy.LFU);
