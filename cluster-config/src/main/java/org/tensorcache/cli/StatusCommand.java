@@ -13,11 +13,16 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Joins the cluster briefly and prints its members and the coverage of every cache. */
+/**
+ * Joins the cluster briefly and prints its members, the coverage of every cache and each node's hot
+ * tier.
+ */
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
-    description = "Print the cluster's members and each cache's coverage and persistence.")
+    description =
+        "Print the cluster's members, each cache's coverage and persistence, and each node's"
+            + " memory: its hot tier and the hits per tier of the caches replicated by reference.")
 final class StatusCommand implements Callable<Integer> {
   static final List<HostPort> DEFAULT_SEEDS = List.of(new HostPort("127.0.0.1", 25520));
 
@@ -29,7 +34,8 @@ final class StatusCommand implements Callable<Integer> {
       names = "--timeout",
       defaultValue = "30",
       description =
-          "Seconds to wait for the cluster and the coordinator (default: ${DEFAULT-VALUE}).")
+          "Seconds to wait for the cluster, the coordinator and each node's memory report"
+              + " (default: ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
   @Override
@@ -44,6 +50,7 @@ final class StatusCommand implements Callable<Integer> {
             timeout)) {
       Coordinator.Status status = client.status(timeout);
       print(client.members(), status);
+      MemoryReport.lines(client.tierReports(timeout)).forEach(System.out::println);
     }
     return 0;
   }

@@ -3,9 +3,12 @@ package org.tensorcache.launch;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -14,9 +17,12 @@ import java.util.function.Function;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.lookup.LookupActor;
 
 /**
  * A short-lived member with no roles that joins through the seeds, asks the coordinator and leaves:
@@ -83,6 +89,72 @@ public final class ClientNode implements AutoCloseable {
   /** The coordinator's status of every cache. */
   public Coordinator.Status status(Duration within) {
     return ask(Coordinator.GetStatus::new, within, "status");
+  }
+
+  /**
+   * The hot-tier report of every node whose lookup actor answers within {@code within}, ordered by
+   * node address; a node that does not answer in time is left out. The receptionist of a member
+   * that just joined may not list every node yet: it is asked again until it lists a lookup actor
+   * per node that is Up and reachable, for at most half of {@code within}.
+   */
+  public List<LookupActor.TierReport> tierReports(Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    Set<ActorRef<LookupActor.Command>> lookups = lookups(deadline - within.toNanos() / 2);
+    Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+    List<CompletableFuture<LookupActor.TierReport>> asks = new ArrayList<>();
+    for (ActorRef<LookupActor.Command> lookup : lookups) {
+      asks.add(
+          AskPattern.ask(lookup, LookupActor.GetTierStats::new, left, node.system().scheduler())
+              .toCompletableFuture());
+    }
+    List<LookupActor.TierReport> reports = new ArrayList<>();
+    for (CompletableFuture<LookupActor.TierReport> ask : asks) {
+      try {
+        reports.add(ask.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+      } catch (ExecutionException | TimeoutException e) {
+        // that node is left out of the report
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+    reports.sort(Comparator.comparing(LookupActor.TierReport::node));
+    return reports;
+  }
+
+  /**
+   * The lookup actors the receptionist lists once it lists one per node (a member with a role;
+   * clients like this one have none) that is Up and reachable, or at {@code until} (a nano time).
+   */
+  private Set<ActorRef<LookupActor.Command>> lookups(long until) {
+    try {
+      while (true) {
+        Set<ActorRef<LookupActor.Command>> found =
+            AskPattern.<Receptionist.Command, Receptionist.Listing>ask(
+                    node.system().receptionist(),
+                    replyTo -> Receptionist.find(LookupActor.SERVICE_KEY, replyTo),
+                    Duration.ofSeconds(5),
+                    node.system().scheduler())
+                .toCompletableFuture()
+                .get(6, TimeUnit.SECONDS)
+                .getServiceInstances(LookupActor.SERVICE_KEY);
+        Set<Member> unreachable = Cluster.get(node.system()).state().getUnreachable();
+        long nodes =
+            members().stream()
+                .filter(m -> m.status() == MemberStatus.up() && !unreachable.contains(m))
+                .filter(m -> m.getRoles().stream().anyMatch(r -> !r.startsWith("dc-")))
+                .count();
+        if (found.size() >= nodes || System.nanoTime() >= until) {
+          return found;
+        }
+        Thread.sleep(200);
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      return Set.of(); // the local receptionist did not answer: no node is found
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   private <T> T ask(

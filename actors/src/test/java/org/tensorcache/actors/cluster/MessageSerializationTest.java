@@ -31,6 +31,7 @@ import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.serialization.KryoSerializer;
 import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.tier.TierStats;
 
 /**
  * Every message, event, state and reply of shards, lookups and the coordinator survives its
@@ -56,10 +57,18 @@ class MessageSerializationTest {
         testKit.<StatusReply<LookupActor.Values>>createTestProbe().ref();
     ActorRef<StatusReply<Done>> acks = testKit.<StatusReply<Done>>createTestProbe().ref();
     ActorRef<Coordinator.Status> statuses = testKit.<Coordinator.Status>createTestProbe().ref();
+    ActorRef<LookupActor.TierReport> reports =
+        testKit.<LookupActor.TierReport>createTestProbe().ref();
     long[] indices = {0, 17, 1L << 40, -1};
     float[][] values = {{1f, Float.NEGATIVE_INFINITY, -0f, Float.NaN}, {2.5f, 3f, 4f, 5f}};
     Coordinator.CacheStatus cache =
         new Coordinator.CacheStatus("dpo-ref-ab12", 2000, 1536, 4, 3, 2, true);
+    LookupActor.CacheTiers tiers =
+        new LookupActor.CacheTiers(
+            "dpo-ref-ab12",
+            new TierStats.Snapshot(9200, 640, 160, 96, 31, 2, 3L << 30, 4L << 30, 12, 74, 0));
+    LookupActor.CacheTiers untouched =
+        new LookupActor.CacheTiers("embed-cd34", new TierStats().snapshot());
     CoordinatorState.CacheProgress progress =
         new CoordinatorState.CacheProgress("dpo-ref-ab12", true, new long[] {0b1011, 1L << 63});
     return List.of(
@@ -68,6 +77,17 @@ class MessageSerializationTest {
         new ShardActor.Computed(indices, values),
         new LookupActor.GetValues("dpo-ref-ab12", indices, batches),
         new LookupActor.Values(indices, values),
+        new LookupActor.GetTierStats(reports),
+        new LookupActor.TierReport(
+            "pekko://TensorCache@10.0.0.2:25520",
+            4L << 30,
+            3L << 30,
+            4L << 30,
+            "lru",
+            new LookupActor.CacheTiers[] {tiers, untouched}),
+        new LookupActor.TierReport(
+            "pekko://TensorCache@10.0.0.3:25520", 1, 0, 0, "lfu", new LookupActor.CacheTiers[0]),
+        tiers,
         new Coordinator.StartFill("dpo-ref-ab12", acks),
         new Coordinator.RangeWritten("dpo-ref-ab12", 65),
         new Coordinator.GetStatus(statuses),

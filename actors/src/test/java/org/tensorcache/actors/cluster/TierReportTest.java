@@ -1,0 +1,95 @@
+package org.tensorcache.actors.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
+import org.tensorcache.store.tier.Tier;
+import org.tensorcache.store.tier.TierStats;
+
+/**
+ * Every node's lookup actor, found through the receptionist, reports its own hot tier: its address,
+ * budget and policy, and the statistics of the caches replicated by reference only; a report from
+ * another node crosses the wire whole.
+ */
+class TierReportTest {
+  @TempDir Path dir;
+
+  @Test
+  void eachNodeReportsItsHotTierAndItsTieredCachesOnly() throws Exception {
+    TestCache vectors = new TestCache(dir.resolve("vectors"), 128, 64, true);
+    TestCache scalars = new TestCache(dir.resolve("scalars"), 128, 64);
+    try (TestCluster cluster =
+        new TestCluster(
+            dir.resolve("node"),
+            List.of(vectors.definition(), scalars.definition()),
+            "tensorcache.replication.gossip-budget = 2 KiB\ntensorcache.memory.policy = lfu")) {
+      ActorTestKit first = cluster.add("\"compute\"");
+      ActorTestKit second = cluster.add("\"lookup\"");
+      cluster.awaitUp(Duration.ofSeconds(30));
+      TensorCacheNode secondNode = TensorCacheNode.get(second.system());
+      assertTrue(secondNode.byReference(vectors.cacheId()));
+      assertFalse(secondNode.byReference(scalars.cacheId()));
+      TierStats stats = secondNode.hotTier().stats(vectors.cacheId());
+      stats.hit(Tier.HOT, 30);
+      stats.hit(Tier.COLD, 10);
+      stats.recordPrefetchLead(4);
+
+      Map<String, LookupActor.TierReport> reports = new HashMap<>();
+      TestProbe<LookupActor.TierReport> replies = first.createTestProbe();
+      for (ActorRef<LookupActor.Command> lookup : lookups(first, 2)) {
+        lookup.tell(new LookupActor.GetTierStats(replies.ref()));
+        LookupActor.TierReport r = replies.receiveMessage(Duration.ofSeconds(10));
+        reports.put(r.node(), r);
+      }
+
+      String remote = Cluster.get(second.system()).selfMember().address().toString();
+      String local = Cluster.get(first.system()).selfMember().address().toString();
+      assertEquals(Set.of(local, remote), reports.keySet());
+      LookupActor.TierReport report = reports.get(remote);
+      assertEquals(secondNode.hotTier().budgetBytes(), report.budgetBytes());
+      assertEquals("lfu", report.policy());
+      assertEquals(1, report.caches().length, "the gossiped cache has no tiers");
+      assertEquals(vectors.cacheId(), report.caches()[0].cacheId());
+      TierStats.Snapshot snapshot = report.caches()[0].stats();
+      assertEquals(30, snapshot.hits(Tier.HOT));
+      assertEquals(10, snapshot.hits(Tier.COLD));
+      assertEquals(4.0, snapshot.meanPrefetchLead());
+      assertEquals(0, reports.get(local).caches()[0].stats().hits(Tier.HOT));
+    }
+  }
+
+  /** The lookup actors the receptionist of {@code kit}'s node lists, once there are {@code n}. */
+  private static Set<ActorRef<LookupActor.Command>> lookups(ActorTestKit kit, int n) {
+    TestProbe<Receptionist.Listing> listings = kit.createTestProbe();
+    return listings.awaitAssert(
+        Duration.ofSeconds(20),
+        Duration.ofMillis(200),
+        () -> {
+          kit.system()
+              .receptionist()
+              .tell(Receptionist.find(LookupActor.SERVICE_KEY, listings.ref()));
+          Set<ActorRef<LookupActor.Command>> found =
+              listings.receiveMessage().getServiceInstances(LookupActor.SERVICE_KEY);
+          assertEquals(n, found.size(), "lookup actors listed");
+          return found;
+        });
+  }
+}
