@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.tensorcache.actors.lookup.LookupChecks;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.lookup.LookupFrames;
+import org.tensorcache.actors.lookup.LookupValues;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -173,7 +174,7 @@ public final class RemoteLookupClient implements AutoCloseable {
     CacheSpec get(byte[] id, CacheSpec spec, long[] indices, Object[] values) throws IOException {
       frames.send(LookupWire.encodeGet(frames, LookupWire.VERSION_3, id, indices), out);
       ByteBuffer reply = LookupWire.decodeStatus(frames.read(in), address);
-      LookupWire.decodeValues(reply, spec, indices.length, values);
+      LookupValues.decodeValues(reply, spec, indices.length, values);
       return spec;
     }
 

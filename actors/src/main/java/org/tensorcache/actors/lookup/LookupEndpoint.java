@@ -172,12 +172,12 @@ public final class LookupEndpoint implements AutoCloseable {
       }
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);
-      LookupWire.checkVersionCarries(request.version(), cacheId, spec);
+      LookupValues.checkVersionCarries(request.version(), cacheId, spec);
       LookupChecks.checkSize(cacheId, indices, lookup.settings());
       LookupWire.checkReplySize(cacheId, spec, indices.length);
       Object[] values = LookupChecks.newValues(spec, indices.length);
       lookup.lookupInto(cacheId, indices, values);
-      return LookupWire.encodeValues(frames, request.version(), spec, values);
+      return LookupValues.encodeValues(frames, request.version(), spec, values);
     } catch (IllegalArgumentException e) {
       return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
     } catch (LookupFailedException e) {

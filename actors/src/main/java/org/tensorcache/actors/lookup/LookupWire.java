@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -144,84 +143,6 @@ public final class LookupWire {
               cacheId,
               LookupFrames.MAX_FRAME,
               (LookupFrames.MAX_FRAME - 64) / rowBytes));
-    }
-  }
-
-  /**
-   * Checks that a reply in {@code version} can carry the values of {@code spec}: versions 1 and 2
-   * carry F32 only, so any other dtype is a BAD_REQUEST that names the field and the version
-   * needed.
-   */
-  public static void checkVersionCarries(byte version, String cacheId, CacheSpec spec) {
-    if (version >= VERSION_3) {
-      return;
-    }
-    for (FieldSpec f : spec.fields()) {
-      if (f.dtype() != DType.F32) {
-        throw new IllegalArgumentException(
-            String.format(
-                "field '%s' of cache '%s' is %s: protocol version 3 is needed for fields other"
-                    + " than F32",
-                f.name(), cacheId, f.dtype().safetensorsName()));
-      }
-    }
-  }
-
-  /** Builds the OK reply to a GET in {@code version}: per field, its values in request order. */
-  public static ByteBuffer encodeValues(
-      LookupFrames frames, byte version, CacheSpec spec, Object[] values) {
-    return putValues(
-        frames.start(1 + valuesBytes(version, spec, values)).put(OK), version, spec, values);
-  }
-
-  /** Bytes of the values part of a reply. */
-  static int valuesBytes(byte version, CacheSpec spec, Object[] values) {
-    int body = 2;
-    for (int f = 0; f < values.length; f++) {
-      int tag = version >= VERSION_3 ? 1 : 0;
-      body += tag + 4 + FieldArrays.length(values[f]) * spec.fields().get(f).dtype().bytes();
-    }
-    return body;
-  }
-
-  /** Writes per field (its dtype's code from version 3 on) its element count and its elements. */
-  static ByteBuffer putValues(ByteBuffer b, byte version, CacheSpec spec, Object[] values) {
-    b.putShort((short) values.length);
-    for (int f = 0; f < values.length; f++) {
-      DType t = spec.fields().get(f).dtype();
-      if (version >= VERSION_3) {
-        b.put((byte) t.code());
-      }
-      int n = FieldArrays.length(values[f]);
-      b.putInt(n);
-      FieldArrays.write(t, values[f], 0, n, b);
-    }
-    return b;
-  }
-
-  /** Reads the version-3 OK reply to a GET of {@code count} indices into {@code out}. */
-  public static void decodeValues(ByteBuffer reply, CacheSpec spec, int count, Object[] out)
-      throws ProtocolException {
-    int fields = reply.getShort() & 0xffff;
-    if (fields != out.length) {
-      throw new ProtocolException(fields + " fields in the reply, expected " + out.length);
-    }
-    for (int f = 0; f < fields; f++) {
-      FieldSpec field = spec.fields().get(f);
-      int code = reply.get();
-      if (code != field.dtype().code()) {
-        throw new ProtocolException(
-            String.format(
-                "dtype code %d for field '%s' in the reply, expected %d (%s)",
-                code, field.name(), field.dtype().code(), field.dtype().safetensorsName()));
-      }
-      int elements = reply.getInt();
-      int expected = count * field.width();
-      if (elements != expected) {
-        throw new ProtocolException(
-            elements + " values of field " + f + " in the reply, expected " + expected);
-      }
-      FieldArrays.read(field.dtype(), reply, out[f], 0, elements);
     }
   }
 

@@ -72,11 +72,11 @@ public final class SessionWire {
   static ByteBuffer encodeStep(
       LookupFrames frames, byte version, CacheSpec spec, SessionStep step, Object[] values) {
     int body = 1 + 8 + 8 + 4 + step.indices().length * Long.BYTES;
-    body += LookupWire.valuesBytes(version, spec, values);
+    body += LookupValues.valuesBytes(version, spec, values);
     ByteBuffer b = frames.start(body).put(LookupWire.OK);
     b.putLong(step.step()).putLong(step.epoch()).putInt(step.indices().length);
     b.asLongBuffer().put(step.indices());
     b.position(b.position() + step.indices().length * Long.BYTES);
-    return LookupWire.putValues(b, version, spec, values);
+    return LookupValues.putValues(b, version, spec, values);
   }
 }

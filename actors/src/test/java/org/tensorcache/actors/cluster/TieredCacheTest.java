@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedInputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +25,10 @@ import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
+import org.tensorcache.actors.lookup.LookupFrames;
+import org.tensorcache.actors.lookup.LookupValues;
+import org.tensorcache.actors.lookup.LookupWire;
+import org.tensorcache.actors.lookup.SessionWire;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
 import org.tensorcache.store.tier.HotTier;
@@ -41,7 +50,8 @@ class TieredCacheTest {
           "\n",
           "tensorcache.replication.gossip-budget = 2 KiB",
           "tensorcache.memory.budget = 12 KiB",
-          "tensorcache.prefetch.steps = 4");
+          "tensorcache.prefetch.steps = 4",
+          "tensorcache.lookup.endpoint.port = 0");
 
   @TempDir Path dir;
 
@@ -102,6 +112,9 @@ class TieredCacheTest {
           "hot tier peak " + hot.peakBytesHeld() + " over the budget " + hot.budgetBytes());
       assertTrue(done.evictions() > 0, "the budget made the tier evict: " + done);
 
+      // a trainer outside the cluster, through the node's lookup port, is prefetched for alike
+      portSession(trainer, cache, reference, width, hot);
+
       // a trainer node stopped while it prefetches: its replacement serves the same steps
       ActorTestKit second = cluster.add("\"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));
@@ -129,6 +142,57 @@ class TieredCacheTest {
         }
         assertRows(reference, width, step.indices(), step.values().floats(FIELD));
       }
+    }
+  }
+
+  /** Twenty steps of a session through the lookup port: after the first, all hot. */
+  private static void portSession(
+      ActorTestKit trainer, TestCache cache, float[] reference, int width, HotTier hot)
+      throws Exception {
+    InetSocketAddress endpoint = TensorCacheNode.get(trainer.system()).endpointAddress().get();
+    try (Socket socket = new Socket(endpoint.getAddress(), endpoint.getPort())) {
+      socket.setSoTimeout(40_000);
+      var in = new BufferedInputStream(socket.getInputStream());
+      var out = socket.getOutputStream();
+      LookupFrames frames = new LookupFrames();
+      byte[] id = cache.cacheId().getBytes(StandardCharsets.UTF_8);
+      frames.send(
+          SessionWire.encode(
+              frames,
+              LookupWire.VERSION_3,
+              SessionWire.OPEN,
+              id,
+              new SessionWire.Args("tiers-port", 0, 1, 17, BATCH, -1)),
+          out);
+      assertEquals(0, LookupWire.decodeStatus(frames.read(in), endpoint).getLong());
+      TierStats.Snapshot before = null;
+      for (long step = 0; step < 20; step++) {
+        if (step == 1) {
+          before = hot.stats(cache.cacheId()).snapshot();
+        }
+        frames.send(
+            SessionWire.encode(
+                frames,
+                LookupWire.VERSION_3,
+                SessionWire.NEXT,
+                id,
+                new SessionWire.Args("tiers-port", 0, 0, 0, 0, step)),
+            out);
+        ByteBuffer r = LookupWire.decodeStatus(frames.read(in), endpoint);
+        assertEquals(step, r.getLong());
+        r.getLong(); // epoch
+        long[] indices = new long[r.getInt()];
+        for (int i = 0; i < indices.length; i++) {
+          indices[i] = r.getLong();
+        }
+        Object[] values = {new float[indices.length * width]};
+        LookupValues.decodeValues(r, cache.spec, indices.length, values);
+        assertRows(reference, width, indices, (float[]) values[0]);
+        Thread.sleep(40);
+      }
+      TierStats.Snapshot after = hot.stats(cache.cacheId()).snapshot();
+      assertEquals(19L * BATCH, after.hotHits() - before.hotHits(), "port steps hot: " + after);
+      assertEquals(before.warmHits() + before.coldHits(), after.warmHits() + after.coldHits());
     }
   }
 

@@ -74,7 +74,7 @@ class LookupWireDocumentTest {
         example("### OK reply: one field of width 1"),
         bytes(
             frames,
-            LookupWire.encodeValues(
+            LookupValues.encodeValues(
                 frames, LookupWire.VERSION, LOGP, new Object[] {new float[] {1.5f, -2.0f}})));
   }
 
@@ -143,17 +143,18 @@ class LookupWireDocumentTest {
     Object[] values = {emb, new int[] {7, 300_000}};
     byte[] reply = example("#### Version 3 OK reply");
     assertArrayEquals(
-        reply, bytes(frames, LookupWire.encodeValues(frames, LookupWire.VERSION_3, TYPED, values)));
+        reply,
+        bytes(frames, LookupValues.encodeValues(frames, LookupWire.VERSION_3, TYPED, values)));
     Object[] decoded = LookupChecks.newValues(TYPED, 2);
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
-    LookupWire.decodeValues(LookupWire.decodeStatus(body, "doc"), TYPED, 2, decoded);
+    LookupValues.decodeValues(LookupWire.decodeStatus(body, "doc"), TYPED, 2, decoded);
     assertArrayEquals(emb, (short[]) decoded[0]);
     assertArrayEquals(new int[] {7, 300_000}, (int[]) decoded[1]);
 
     IllegalArgumentException refused =
         assertThrows(
             IllegalArgumentException.class,
-            () -> LookupWire.checkVersionCarries(LookupWire.VERSION_2, "c", TYPED));
+            () -> LookupValues.checkVersionCarries(LookupWire.VERSION_2, "c", TYPED));
     assertArrayEquals(
         example("#### BAD_REQUEST: a version-2 GET"),
         bytes(
@@ -164,7 +165,7 @@ class LookupWireDocumentTest {
   void aDtypeCodeThatIsNotTheFieldsIsAProtocolError() throws Exception {
     LookupFrames frames = new LookupFrames();
     Object[] values = {new short[4], new int[2]};
-    ByteBuffer reply = LookupWire.encodeValues(frames, LookupWire.VERSION_3, TYPED, values);
+    ByteBuffer reply = LookupValues.encodeValues(frames, LookupWire.VERSION_3, TYPED, values);
     byte[] bytes = bytes(frames, reply);
     bytes[4 + 1 + 2] = 2; // F16 where the field is BF16
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(bytes));
@@ -172,7 +173,7 @@ class LookupWireDocumentTest {
         assertThrows(
             ProtocolException.class,
             () ->
-                LookupWire.decodeValues(
+                LookupValues.decodeValues(
                     LookupWire.decodeStatus(body, "doc"),
                     TYPED,
                     2,

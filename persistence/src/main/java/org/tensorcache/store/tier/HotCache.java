@@ -108,4 +108,21 @@ final class HotCache {
     }
     return bytes + (long) ((length + 63) >>> 6) * Long.BYTES;
   }
+
+  /** Requires one empty slot per range of {@code spec}, so that every hot byte is accounted. */
+  static void checkSlots(String cacheId, CacheSpec spec, PublishedBlocks slots) {
+    if (slots.length() != spec.rangeCount()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%d slots for cache '%s', expected its %d ranges",
+              slots.length(), cacheId, spec.rangeCount()));
+    }
+    for (int r = 0; r < slots.length(); r++) {
+      if (slots.get(r) != null) {
+        throw new IllegalArgumentException(
+            String.format(
+                "range %d of cache '%s' already holds a block, expected empty slots", r, cacheId));
+      }
+    }
+  }
 }

@@ -14,28 +14,20 @@ import org.tensorcache.store.spec.CacheSpec;
  * <p>{@link #admit} makes a block hot and evicts other ranges, of any cache, by the {@link
  * EvictionPolicy} until the bytes held are within the budget; a pinned range and the range being
  * admitted are never evicted, and an admission that cannot fit changes nothing. Eviction happens
- * only there: a node whose caches all fit in the budget never evicts, and its admissions cost a
- * lock, a few stores and no scan. When one must evict, it scans the hot ranges for the victim.
+ * only there and in {@link #reserve}: a node whose caches all fit never evicts.
  *
- * <p><b>Uses.</b> Lookups call {@link #touch} on their hot path; it takes no lock and allocates
- * nothing. The clock it stamps is not a shared counter that every touch increments (a cache line
- * every reading core would fight for) but a tick only admissions advance: a touch reads it and
- * writes it into the range's slot if it is not there yet. Its resolution is one admission, which is
- * the resolution eviction needs, as it only happens at admissions: whatever was touched since the
- * last admission is newer than anything admitted or touched before it. Ranges of equal tick go in
- * the order they were admitted. Under LFU a touch also counts the use, with plain stores: a count
- * that loses an increment to a race is a little low, which an eviction order tolerates; every
- * {@value #DEFAULT_AGING_PERIOD} admissions all counts are halved, so that a range hot once and
- * never since falls behind within a few thousand admissions (counts stop at 2^16). Uses are kept
- * per range across evictions.
+ * <p><b>Uses.</b> {@link #touch} takes no lock and allocates nothing. It stamps a tick that only
+ * admissions advance (not a counter every reading core would fight for): eviction happens only at
+ * admissions, so one admission is the resolution it needs; ties go in admission order. Under LFU a
+ * touch also counts the use with plain stores (a lost increment makes a count a little low, which
+ * an eviction order tolerates); every {@value #DEFAULT_AGING_PERIOD} admissions all counts are
+ * halved, so a range hot once and never since falls behind (counts stop at 2^16).
  *
  * <p><b>Ownership.</b> An admitted block becomes the tier's: nobody may change it, and once it is
- * evicted its arrays go to the {@link ArrayPool} (by default at most an eighth of the budget, held
- * on top of it) and are written into a later block. The tier is the only writer of a registered
- * cache's slots. A lookup that copies out of a hot block must follow the pool's reader protocol
- * ({@link OptimisticRead} does): copy, then keep the copy only if the slot still holds the same
- * block. A reader that cannot re-check, such as a codec writing a hot block out, pins the range
- * while it reads. A block that is replaced by a newer one of its range is not recycled.
+ * evicted its arrays go to the {@link ArrayPool} (held on top of the budget) and are written into a
+ * later block. The tier is the only writer of a registered cache's slots. A lookup that copies out
+ * of a hot block keeps the copy only if the slot still holds the same block ({@link
+ * OptimisticRead}); a reader that cannot re-check pins the range while it reads.
  */
 public final class HotTier {
   /** Admissions between two halvings of the LFU counts. */
@@ -90,19 +82,7 @@ public final class HotTier {
     if (caches.containsKey(cacheId)) {
       throw new IllegalArgumentException("cache '" + cacheId + "' is already registered");
     }
-    if (slots.length() != spec.rangeCount()) {
-      throw new IllegalArgumentException(
-          String.format(
-              "%d slots for cache '%s', expected its %d ranges",
-              slots.length(), cacheId, spec.rangeCount()));
-    }
-    for (int r = 0; r < slots.length(); r++) {
-      if (slots.get(r) != null) {
-        throw new IllegalArgumentException(
-            String.format(
-                "range %d of cache '%s' already holds a block, expected empty slots", r, cacheId));
-      }
-    }
+    HotCache.checkSlots(cacheId, spec, slots);
     caches.put(cacheId, new HotCache(cacheId, spec, slots));
   }
 
