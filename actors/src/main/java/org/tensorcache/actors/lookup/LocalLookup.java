@@ -46,12 +46,16 @@ public final class LocalLookup implements Extension {
     this.prefetcher =
         new Prefetcher(
             node.hotTier(),
-            (cacheId, indices, out) -> {
-              Gathered g = gather(cacheId, indices, out, false);
-              return g.missing.length == 0
-                  ? CompletableFuture.completedFuture(null)
-                  : fetchMissing(g, false);
-            },
+            // off the trainer's thread: the reads of the steps ahead are what it should not wait
+            // for
+            (cacheId, indices, out) ->
+                CompletableFuture.supplyAsync(
+                        () -> gather(cacheId, indices, out, false), node.ioExecutor())
+                    .thenCompose(
+                        g ->
+                            g.missing.length == 0
+                                ? CompletableFuture.completedFuture(null)
+                                : fetchMissing(g, false)),
             node.memory().prefetchSteps(),
             settings.lookupMaxWait().toMillis());
   }
