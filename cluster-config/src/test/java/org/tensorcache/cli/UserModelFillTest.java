@@ -262,7 +262,10 @@ class UserModelFillTest {
     assertFalse(Files.exists(dir.resolve("data")), "--help must not prepare the job");
   }
 
-  /** Every field of every example as the segments hold them, {@code [field][index * width]}. */
+  /**
+   * Every field of every example as the segments hold them, as floats: {@code [field][index *
+   * width]}.
+   */
   private float[][] segmentValues(CacheDefinition definition) throws Exception {
     var spec = definition.spec();
     SegmentStore store = SegmentStore.open(definition.segmentDir(), spec, definition.fingerprint());
@@ -276,7 +279,13 @@ class UserModelFillTest {
       assertTrue(block.isComplete());
       for (long i = block.start(); i < block.start() + block.length(); i++) {
         for (int f = 0; f < fields; f++) {
-          block.copyValues(f, i, values[f], (int) i * spec.fields().get(f).width());
+          var field = spec.fields().get(f);
+          Object row = field.dtype().newArray(field.width());
+          block.copyValues(f, i, row, 0); // token counts are I32: exact as floats
+          for (int k = 0; k < field.width(); k++) {
+            values[f][(int) i * field.width() + k] =
+                org.tensorcache.model.spec.FieldArrays.asFloat(field.dtype(), row, k);
+          }
         }
       }
     }
