@@ -1,0 +1,139 @@
+package org.tensorcache.cli;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.tensorcache.launch.tls.ClusterCertificates;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Makes the certificates of a TLS cluster: a cluster CA and a certificate per node (Artery, and the
+ * server side of the lookup port), a client CA and a certificate per lookup-port client.
+ */
+@Command(
+    name = "certs",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Make a cluster CA and a key and certificate per node (for --profile tls), and a client CA"
+          + " and a key and certificate per lookup-port client, as PEM files under --out:",
+      "  ca.crt, ca.key                 the cluster CA (ca.key signs nodes: keep it off them)",
+      "  client-ca.crt, client-ca.key   the CA of lookup-port clients",
+      "  nodes/<host>/                  node.key node.crt ca.crt client-ca.crt: copy to the node,"
+          + " start it with --profile tls --tls-dir <that directory>",
+      "  clients/<name>/                client.key client.crt ca.crt",
+      "A CA already in --out is reused (to add nodes or clients later). Existing files are never"
+          + " replaced without --force. Keys: RSA, unencrypted PKCS#8, mode 600."
+    })
+final class CertsCommand implements Callable<Integer> {
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      description = "Directory to write to (made if missing).")
+  Path out;
+
+  @Option(
+      names = "--nodes",
+      required = true,
+      split = ",",
+      paramLabel = "HOST",
+      description =
+          "The nodes' hosts as other members reach them (their --host): IP addresses or DNS"
+              + " names, comma-separated.")
+  List<String> nodes;
+
+  @ArgGroup(exclusive = true)
+  Clients clients;
+
+  /** Lookup-port clients: a count or names. */
+  static final class Clients {
+    @Option(
+        names = "--clients",
+        paramLabel = "N",
+        description = "Make N client certificates, named client-1 .. client-N.")
+    Integer count;
+
+    @Option(
+        names = "--client",
+        split = ",",
+        paramLabel = "NAME",
+        description = "Make client certificates with these names, comma-separated.")
+    List<String> names;
+  }
+
+  @Option(
+      names = "--days",
+      defaultValue = "365",
+      description = "Validity of node and client certificates in days (default: ${DEFAULT-VALUE}).")
+  int days;
+
+  @Option(
+      names = "--ca-days",
+      defaultValue = "3650",
+      description = "Validity of new CAs in days (default: ${DEFAULT-VALUE}).")
+  int caDays;
+
+  @Option(
+      names = "--cluster-name",
+      defaultValue = "tensorcache",
+      description =
+          "The common name of every node certificate: Pekko accepts a peer only if its certificate"
+              + " shares a name with its own (default: ${DEFAULT-VALUE}).")
+  String clusterName;
+
+  @Option(
+      names = "--key-bits",
+      defaultValue = "2048",
+      description = "RSA key size (default: ${DEFAULT-VALUE}).")
+  int keyBits;
+
+  @Option(names = "--force", description = "Replace existing node and client files.")
+  boolean force;
+
+  @Override
+  public Integer call() throws Exception {
+    ClusterCertificates.Request request =
+        new ClusterCertificates.Request(
+            out,
+            nodes.stream().map(String::trim).toList(),
+            clientNames(),
+            clusterName,
+            days,
+            caDays,
+            keyBits,
+            force);
+    ClusterCertificates.Result result = ClusterCertificates.write(request, Instant.now());
+    for (String ca : result.reused()) {
+      System.out.println("reused " + ca);
+    }
+    for (ClusterCertificates.Written w : result.written()) {
+      System.out.printf("wrote  %s  %s%n", w.file(), w.what());
+    }
+    System.out.printf(
+        "next: copy %s to each node and start it with --profile tls --tls-dir <that directory>"
+            + " --host <its host>%n",
+        ClusterCertificates.nodeDir(out, "<host>"));
+    return 0;
+  }
+
+  private List<String> clientNames() {
+    List<String> names = new ArrayList<>();
+    if (clients == null) {
+      return names;
+    }
+    if (clients.count != null) {
+      if (clients.count < 0) {
+        throw new IllegalArgumentException("--clients " + clients.count + ", expected 0 or more");
+      }
+      for (int i = 1; i <= clients.count; i++) {
+        names.add("client-" + i);
+      }
+      return names;
+    }
+    return clients.names.stream().map(String::trim).toList();
+  }
+}
