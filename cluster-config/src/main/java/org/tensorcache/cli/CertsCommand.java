@@ -17,16 +17,20 @@ import picocli.CommandLine.Option;
 @Command(
     name = "certs",
     mixinStandardHelpOptions = true,
-    description = {
-      "Make a cluster CA and a key and certificate per node (for --profile tls), and a client CA"
-          + " and a key and certificate per lookup-port client, as PEM files under --out:",
-      "  ca.crt, ca.key                 the cluster CA (ca.key signs nodes: keep it off them)",
-      "  client-ca.crt, client-ca.key   the CA of lookup-port clients",
-      "  nodes/<host>/                  node.key node.crt ca.crt client-ca.crt: copy to the node,"
-          + " start it with --profile tls --tls-dir <that directory>",
-      "  clients/<name>/                client.key client.crt ca.crt",
-      "A CA already in --out is reused (to add nodes or clients later). Existing files are never"
-          + " replaced without --force. Keys: RSA, unencrypted PKCS#8, mode 600."
+    description =
+        "Make the certificates of a TLS cluster (--profile tls) and of the lookup port's"
+            + " clients, as PEM files under --out.",
+    footer = {
+      "",
+      "Files under --out:",
+      "  ca.crt, ca.key        the cluster CA (ca.key signs nodes: keep it off them)",
+      "  client-ca.crt, .key   the CA of the lookup port's clients",
+      "  nodes/<host>/         node.key node.crt ca.crt client-ca.crt",
+      "  clients/<name>/       client.key client.crt ca.crt",
+      "Copy nodes/<host>/ to that node and start it with",
+      "  --profile tls --tls-dir <that directory> --host <host>",
+      "A CA already in --out is reused (to add nodes or clients later). Existing",
+      "files are replaced only with --force. Keys: RSA, unencrypted PKCS#8, mode 600."
     })
 final class CertsCommand implements Callable<Integer> {
   @Option(
@@ -68,18 +72,21 @@ final class CertsCommand implements Callable<Integer> {
   @Option(
       names = "--days",
       defaultValue = "365",
+      paramLabel = "D",
       description = "Validity of node and client certificates in days (default: ${DEFAULT-VALUE}).")
   int days;
 
   @Option(
       names = "--ca-days",
       defaultValue = "3650",
+      paramLabel = "D",
       description = "Validity of new CAs in days (default: ${DEFAULT-VALUE}).")
   int caDays;
 
   @Option(
       names = "--cluster-name",
       defaultValue = "tensorcache",
+      paramLabel = "NAME",
       description =
           "The common name of every node certificate: Pekko accepts a peer only if its certificate"
               + " shares a name with its own (default: ${DEFAULT-VALUE}).")
@@ -88,6 +95,7 @@ final class CertsCommand implements Callable<Integer> {
   @Option(
       names = "--key-bits",
       defaultValue = "2048",
+      paramLabel = "BITS",
       description = "RSA key size (default: ${DEFAULT-VALUE}).")
   int keyBits;
 

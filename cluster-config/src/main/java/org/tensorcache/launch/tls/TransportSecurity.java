@@ -51,7 +51,18 @@ public final class TransportSecurity {
               path(config, ROTATING + "key-file"),
               path(config, ROTATING + "cert-file"),
               path(config, ROTATING + "ca-cert-file"));
-      TlsFiles.check(files, verifiedHost(config), now);
+      try {
+        TlsFiles.check(files, verifiedHost(config), now);
+      } catch (TransportSecurityException e) {
+        if (e.getMessage().endsWith(" does not exist")) {
+          throw new TransportSecurityException(
+              e.getMessage()
+                  + " (the tls profile reads node.key, node.crt and ca.crt from --tls-dir, by"
+                  + " default <data-dir>/certs; './tensorcache certs' makes them)",
+              e);
+        }
+        throw e;
+      }
     }
   }
 
