@@ -1,7 +1,9 @@
 package org.tensorcache.cli;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.tensorcache.launch.HostPort;
 import picocli.CommandLine.Option;
 
@@ -10,7 +12,8 @@ final class ClusterOptions {
   /** The transport profile. */
   enum Transport {
     cluster,
-    aeron
+    aeron,
+    tls
   }
 
   /** The journal profile. */
@@ -34,8 +37,17 @@ final class ClusterOptions {
       names = "--profile",
       defaultValue = "cluster",
       description =
-          "Transport: cluster (Artery TCP) or aeron (Aeron UDP) (default: ${DEFAULT-VALUE}).")
+          "Transport: cluster (Artery TCP), aeron (Aeron UDP) or tls (Artery TCP over TLS 1.3,"
+              + " mutual authentication; see --tls-dir) (default: ${DEFAULT-VALUE}).")
   Transport transport;
+
+  @Option(
+      names = "--tls-dir",
+      paramLabel = "DIR",
+      description =
+          "With --profile tls: the directory of this member's node.key, node.crt and ca.crt, as"
+              + " 'certs' writes them (default: <data-dir>/certs, or TENSORCACHE_TLS_DIR).")
+  Path tlsDir;
 
   @Option(
       names = "--journal",
@@ -54,11 +66,22 @@ final class ClusterOptions {
   /** The configuration profiles, the first one winning: transport, cluster, journal. */
   List<String> profiles() {
     List<String> profiles = new ArrayList<>();
-    if (transport == Transport.aeron) {
-      profiles.add("aeron");
+    if (transport != Transport.cluster) {
+      profiles.add(transport.name());
     }
     profiles.add("cluster");
     profiles.add(journal.name());
     return profiles;
+  }
+
+  /** The settings these options give on top of the profiles: the TLS directory, if one is given. */
+  Map<String, Object> overrides() {
+    if (tlsDir == null) {
+      return Map.of();
+    }
+    if (transport != Transport.tls) {
+      throw new IllegalArgumentException("--tls-dir needs --profile tls");
+    }
+    return Map.of("tensorcache.security.tls.dir", tlsDir.toAbsolutePath().normalize().toString());
   }
 }

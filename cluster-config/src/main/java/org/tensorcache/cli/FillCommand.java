@@ -48,6 +48,7 @@ final class FillCommand implements Callable<Integer> {
         ClientNode.join(
             cluster.host,
             cluster.profiles(),
+            cluster.overrides(),
             cluster.seeds(StatusCommand.DEFAULT_SEEDS),
             job.dataDir(),
             timeout)) {

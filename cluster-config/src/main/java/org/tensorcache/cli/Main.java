@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       NodeCommand.class,
       StatusCommand.class,
       FillCommand.class,
+      CertsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

@@ -70,9 +70,11 @@ final class NodeCommand implements Callable<Integer> {
           "--lookup-port " + lookupPort + " out of range, expected 1..65535 or 0 (any free port)");
     }
     List<String> seeds = cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
+    Map<String, Object> settings = cluster.overrides();
     Job prepared = job.prepare();
     Map<String, Object> overrides =
         new HashMap<>(NodeLauncher.clusterOverrides(cluster.host, port, seeds, roleList));
+    overrides.putAll(settings);
     // the exit code says how the node ended, so the JVM is not left from inside the shutdown
     overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
     if (lookupPort != null) {

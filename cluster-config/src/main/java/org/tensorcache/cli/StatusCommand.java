@@ -45,6 +45,7 @@ final class StatusCommand implements Callable<Integer> {
         ClientNode.join(
             cluster.host,
             cluster.profiles(),
+            cluster.overrides(),
             cluster.seeds(DEFAULT_SEEDS),
             job.dataDir(),
             timeout)) {

@@ -41,10 +41,21 @@ public final class ClientNode implements AutoCloseable {
    */
   public static ClientNode join(
       String host, List<String> profiles, List<HostPort> seeds, Path dataDir, Duration within) {
-    Map<String, Object> overrides =
-        new HashMap<>(
-            NodeLauncher.clusterOverrides(
-                host, 0, seeds.stream().map(HostPort::toString).toList(), List.of()));
+    return join(host, profiles, Map.of(), seeds, dataDir, within);
+  }
+
+  /** As {@link #join(String, List, List, Path, Duration)}, with {@code settings} on top. */
+  public static ClientNode join(
+      String host,
+      List<String> profiles,
+      Map<String, Object> settings,
+      List<HostPort> seeds,
+      Path dataDir,
+      Duration within) {
+    Map<String, Object> overrides = new HashMap<>(settings);
+    overrides.putAll(
+        NodeLauncher.clusterOverrides(
+            host, 0, seeds.stream().map(HostPort::toString).toList(), List.of()));
     overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
     overrides.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
     NodeLauncher.Node node =

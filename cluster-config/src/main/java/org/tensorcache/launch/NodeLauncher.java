@@ -22,6 +22,7 @@ import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.launch.tls.TransportSecurity;
 
 /** Builds a node's configuration from the profiles and starts TensorCache on it. */
 public final class NodeLauncher {
@@ -35,9 +36,10 @@ public final class NodeLauncher {
 
   /**
    * The configuration of {@code profiles} (e.g. {@code local}, {@code cluster}, {@code h2}, {@code
-   * postgres}, {@code aeron}; earlier ones win), with {@code overrides} (HOCON paths) on top and
-   * {@code tensorcache.data-dir} set to the absolute {@code dataDir}; JVM system properties ({@code
-   * -Dkey=value} in {@code JAVA_OPTS}) sit between the overrides and the profiles.
+   * postgres}, {@code aeron}, {@code tls}; earlier ones win), with {@code overrides} (HOCON paths)
+   * on top and {@code tensorcache.data-dir} set to the absolute {@code dataDir}; JVM system
+   * properties ({@code -Dkey=value} in {@code JAVA_OPTS}) sit between the overrides and the
+   * profiles.
    */
   public static Config config(List<String> profiles, Map<String, Object> overrides, Path dataDir) {
     Map<String, Object> top = new HashMap<>(overrides);
@@ -48,15 +50,22 @@ public final class NodeLauncher {
       Config c = ConfigFactory.parseResources(resource);
       if (c.isEmpty()) {
         throw new IllegalArgumentException(
-            "unknown profile '" + profile + "', expected local, cluster, h2, postgres or aeron");
+            "unknown profile '"
+                + profile
+                + "', expected local, cluster, h2, postgres, aeron or tls");
       }
       config = config.withFallback(c);
     }
     return config.withFallback(ConfigFactory.defaultReference()).resolve();
   }
 
-  /** Starts a node with {@code config}, registers {@code caches} and starts TensorCache on it. */
+  /**
+   * Starts a node with {@code config}, registers {@code caches} and starts TensorCache on it; first
+   * checks its transport security ({@link TransportSecurity}), so a TLS file that is missing or
+   * wrong fails the start, naming the file, rather than every connection later.
+   */
   public static Node start(Config config, List<CacheDefinition> caches) {
+    TransportSecurity.check(config);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
     try {
       TensorCacheNode node = TensorCacheNode.get(system);
@@ -89,9 +98,10 @@ public final class NodeLauncher {
   /**
    * A member that only talks to the cluster (status, fill): it hosts no shards, sessions or
    * replicas, and the coordinator only if every other member is gone. Join it with {@code
-   * pekko.cluster.seed-nodes} in {@code config}.
+   * pekko.cluster.seed-nodes} in {@code config}. Its transport is checked as a node's.
    */
   public static Node startClient(Config config) {
+    TransportSecurity.check(config);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
     try {
       return new Node(system, Coordinator.init(system));

@@ -8,6 +8,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -39,6 +40,7 @@ class NodeOptionsTest {
         "node",
         "--lookup-port",
         "-2");
+    assertError("--tls-dir needs --profile tls", "node", "--tls-dir", "certs");
     assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a bad option");
   }
 
@@ -50,6 +52,12 @@ class NodeOptionsTest {
     ClusterOptions defaults = new ClusterOptions();
     new CommandLine(defaults).parseArgs();
     assertEquals(List.of("cluster", "h2"), defaults.profiles());
+    ClusterOptions tls = new ClusterOptions();
+    new CommandLine(tls).parseArgs("--profile", "tls", "--tls-dir", "certs");
+    assertEquals(List.of("tls", "cluster", "h2"), tls.profiles());
+    assertEquals(
+        Map.of("tensorcache.security.tls.dir", Path.of("certs").toAbsolutePath().toString()),
+        tls.overrides());
   }
 
   private void assertError(String expected, String... args) {
