@@ -16,7 +16,7 @@ import numpy as np
 
 from .client import TensorCacheClient
 from .session import Session, Step
-from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unavailable
+from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unauthorized, Unavailable
 from .wire import CacheInfo, Field
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "LookupFailed",
     "ProtocolError",
     "Unavailable",
+    "Unauthorized",
     "bf16_to_float32",
 ]
 
