@@ -26,7 +26,7 @@ final class LookupConnection implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(LookupConnection.class);
 
   /** How every refusal for want of credentials starts, so that clients can tell it apart. */
-  static final String UNAUTHORIZED = "unauthorized: ";
+  private static final String UNAUTHORIZED = "unauthorized: ";
 
   private static final String NOT_AUTHENTICATED =
       UNAUTHORIZED

@@ -26,13 +26,6 @@ import org.slf4j.LoggerFactory;
 public final class LookupEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LookupEndpoint.class);
 
-  /** How every refusal for want of credentials starts, so that clients can tell it apart. */
-  private static final String UNAUTHORIZED = "unauthorized: ";
-
-  private static final String NOT_AUTHENTICATED =
-      UNAUTHORIZED
-          + "this port needs an AUTH request (op 6, protocol version 3) with its token first";
-
   /**
    * {@code tensorcache.lookup.endpoint}: {@code port < 0} is off, 0 any free port; {@code
    * tokenFile} null for no token; {@code tls} null for plain TCP.

@@ -36,8 +36,8 @@ import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.lookup.SessionWire;
 import org.tensorcache.actors.testing.RawConnection;
 import org.tensorcache.actors.testing.TestCache;
-import org.tensorcache.actors.testing.TestCertificates;
 import org.tensorcache.actors.testing.TestCluster;
+import org.tensorcache.actors.testing.tls.TestCertificates;
 
 /**
  * A lookup port with TLS (client certificates of its own client CA) and a token serves exactly the

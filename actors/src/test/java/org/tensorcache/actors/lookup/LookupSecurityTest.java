@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.actors.testing.TestCertificates;
+import org.tensorcache.actors.testing.tls.TestCertificates;
 
 /**
  * The lookup port's credentials from files: PEM certificates and PKCS#8 keys (EC and RSA) make a

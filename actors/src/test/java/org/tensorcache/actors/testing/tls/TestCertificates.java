@@ -1,4 +1,4 @@
-package org.tensorcache.actors.testing;
+package org.tensorcache.actors.testing.tls;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
