@@ -8,15 +8,20 @@
 Each field's values come in its dtype (``Field.numpy_dtype``): F32, F16, I32 and I64 as float32,
 float16, int32 and int64 arrays; BF16 as its 16-bit patterns (``uint16``, the high half of a
 float32), which :func:`bf16_to_float32` turns into float32.
+
+Ports that need credentials take a token and TLS files (see :func:`tls_context`):
+
+>>> client = TensorCacheClient("node-1:7400", token=open("lookup.token").read().strip(),
+...                            tls=("nodes-ca.pem", "trainer.pem", "trainer.key"))
 """
 
 from typing import Union
 
 import numpy as np
 
-from .client import TensorCacheClient
+from .client import TensorCacheClient, tls_context
 from .session import Session, Step
-from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unavailable
+from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unauthorized, Unavailable
 from .wire import CacheInfo, Field
 
 __all__ = [
@@ -30,7 +35,9 @@ __all__ = [
     "LookupFailed",
     "ProtocolError",
     "Unavailable",
+    "Unauthorized",
     "bf16_to_float32",
+    "tls_context",
 ]
 
 

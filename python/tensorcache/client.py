@@ -3,17 +3,46 @@
 from __future__ import annotations
 
 import itertools
+import os
 import socket
+import ssl
 import threading
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import wire
-from .errors import BadRequest, LookupFailed, ProtocolError, Unavailable
+from .errors import BadRequest, LookupFailed, ProtocolError, Unauthorized, Unavailable
 from .wire import CacheInfo
 
 Endpoint = Union[str, Tuple[str, int]]
+PathLike = Union[str, "os.PathLike[str]"]
+TlsFiles = Union[Tuple[PathLike, PathLike, PathLike], Tuple[PathLike]]
+
+
+def tls_context(cafile: PathLike, certfile: Optional[PathLike] = None,
+                keyfile: Optional[PathLike] = None) -> ssl.SSLContext:
+    """A TLS 1.3 client context for lookup ports that speak TLS: the nodes' certificates must be
+    signed by the CA certificates of ``cafile`` (PEM) and name the host or IP address the client
+    connects to; ``certfile`` and ``keyfile`` (PEM) are this client's certificate and private key,
+    signed by the ports' client CA, which such ports require. A file that cannot be loaded is named:
+    :class:`FileNotFoundError` when it is missing, :class:`BadRequest` when it is not what it
+    should be."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies the certificate and the host name
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    _load(f"CA certificates {cafile}", ctx.load_verify_locations, cafile)
+    if certfile is not None:
+        _load(f"client certificate {certfile} with key {keyfile}", ctx.load_cert_chain, certfile, keyfile)
+    return ctx
+
+
+def _load(what: str, load, *files) -> None:  # type: ignore[no-untyped-def]
+    try:
+        load(*files)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(e.errno, f"cannot load the {what}: {e.strerror}") from e
+    except OSError as e:  # ssl.SSLError included
+        raise BadRequest(f"cannot load the {what}: {e}") from e
 
 
 def _endpoint(e: Endpoint) -> Tuple[str, int]:
@@ -26,17 +55,34 @@ def _endpoint(e: Endpoint) -> Tuple[str, int]:
 
 
 class _Connection:
-    """One TCP connection, used by one thread at a time."""
+    """One TCP connection, under TLS when there is a context, used by one thread at a time."""
 
-    def __init__(self, address: Tuple[str, int], timeout: float) -> None:
+    def __init__(self, address: Tuple[str, int], timeout: float, tls: Optional[ssl.SSLContext] = None,
+                 token: Optional[str] = None) -> None:
         self.address = address
+        sock: Optional[socket.socket] = None
         try:
-            self.sock = socket.create_connection(address, timeout=min(timeout, 10.0))
-        except OSError as e:
+            sock = socket.create_connection(address, timeout=min(timeout, 10.0))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if tls is not None:
+                sock = tls.wrap_socket(sock, server_hostname=address[0])  # the handshake, timed
+            sock.settimeout(timeout)
+            self.sock = sock
+            self.reader = wire.Reader(sock)
+            if token is not None:
+                sock.sendall(wire.encode_auth(token))
+                wire.ok_body(self.reader.frame(), self.peer)
+        except Unauthorized:  # a PermissionError, so an OSError, but an answer: not to be retried
+            sock.close()  # type: ignore[union-attr]
+            raise
+        except OSError as e:  # refused, timed out, or TLS failed (a refused client certificate too)
+            if sock is not None:
+                sock.close()
             raise ConnectionError(f"cannot connect to lookup endpoint {address[0]}:{address[1]}: {e}") from e
-        self.sock.settimeout(timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.reader = wire.Reader(self.sock)
+        except Exception:
+            if sock is not None:
+                sock.close()
+            raise
 
     @property
     def peer(self) -> str:
@@ -67,9 +113,18 @@ class TensorCacheClient:
     values not computed yet waits for them. Thread-safe: each concurrent call uses a pooled
     connection of its own. A lookup is idempotent, so one whose node goes away is sent again to
     the next endpoint; it fails with :class:`Unavailable` only when every endpoint has failed it.
+    A pooled connection that a node has closed meanwhile (idle too long, or its place taken at the
+    node's connection cap) costs no attempt: the call goes again on a new one.
+
+    For ports that need credentials: ``token`` is the port's token (every connection presents it
+    first, in an AUTH request; a wrong one is :class:`Unauthorized`), and ``tls`` makes every
+    connection TLS 1.3, either an :class:`ssl.SSLContext` or the files ``(cafile, certfile,
+    keyfile)`` for :func:`tls_context`: the CA that signed the nodes' certificates, and this
+    client's certificate and key, signed by the port's client CA.
     """
 
-    def __init__(self, endpoints: Union[Endpoint, Iterable[Endpoint]], timeout: float = 60.0) -> None:
+    def __init__(self, endpoints: Union[Endpoint, Iterable[Endpoint]], timeout: float = 60.0,
+                 token: Optional[str] = None, tls: Union[ssl.SSLContext, TlsFiles, None] = None) -> None:
         if isinstance(endpoints, (str, tuple)):
             endpoints = [endpoints]
         self._endpoints: List[Tuple[str, int]] = [_endpoint(e) for e in endpoints]
@@ -78,6 +133,15 @@ class TensorCacheClient:
         if timeout <= 0:
             raise BadRequest(f"timeout {timeout}, expected a positive number of seconds")
         self._timeout = float(timeout)
+        if token is not None and (not isinstance(token, str) or not token.strip()):
+            raise BadRequest("an empty token, expected the lookup port's token (a non-empty str)")
+        self._token = token
+        if tls is None or isinstance(tls, ssl.SSLContext):
+            self._tls = tls
+        elif isinstance(tls, tuple) and len(tls) in (1, 3):
+            self._tls = tls_context(*tls)
+        else:
+            raise BadRequest(f"tls {tls!r}, expected an ssl.SSLContext or (cafile, certfile, keyfile)")
         self._idle: List[_Connection] = []
         self._lock = threading.Lock()
         self._next = itertools.count()
@@ -163,8 +227,9 @@ class TensorCacheClient:
         if self._closed:
             raise Unavailable("the client is closed")
         c: Optional[_Connection] = None
+        pooled = False
         try:
-            c = self._borrow()
+            c, pooled = self._borrow()
             result = request(c)
             self._return(c)
             return result
@@ -178,29 +243,34 @@ class TensorCacheClient:
         except (OSError, ConnectionError) as e:
             if c is not None:
                 c.close()
-            raise Unavailable(f"{c.peer if c else 'connect'}: {e}") from e
+            failed = Unavailable(f"{c.peer if c else 'connect'}: {e}")
+            failed.pooled = pooled  # a connection the node may have closed while it was idle
+            raise failed from e
 
     def _call(self, cache: str, request):  # type: ignore[no-untyped-def]
         """Runs ``request``, on the next endpoint when a node does not answer (it is idempotent)."""
         failures: List[str] = []
-        for _ in range(len(self._endpoints)):
+        while len(failures) < len(self._endpoints):
             try:
                 return self._call_once(cache, request)
             except Unavailable as e:
                 if self._closed:
                     raise
-                failures.append(str(e))
+                if not getattr(e, "pooled", False):  # pooled ones run out: each failed one is dropped
+                    failures.append(str(e))
         raise Unavailable(f"lookup of cache {cache!r} failed on every endpoint: {failures}")
 
-    def _borrow(self) -> _Connection:
+    def _borrow(self) -> Tuple[_Connection, bool]:
+        """A pooled connection, or a new one to the next endpoint that takes one; and whether it
+        was pooled."""
         with self._lock:
             if self._idle:
-                return self._idle.pop()
+                return self._idle.pop(), True
         last: Optional[Exception] = None
         for _ in range(len(self._endpoints)):
             address = self._endpoints[next(self._next) % len(self._endpoints)]
             try:
-                return _Connection(address, self._timeout)
+                return _Connection(address, self._timeout, self._tls, self._token), False
             except ConnectionError as e:
                 last = e
         assert last is not None

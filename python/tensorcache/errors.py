@@ -19,3 +19,9 @@ class ProtocolError(TensorCacheError):
 
 class Unavailable(TensorCacheError, ConnectionError):
     """No endpoint answered."""
+
+
+class Unauthorized(ProtocolError, PermissionError):
+    """A node's lookup port refused this client's credentials: a wrong token, or none where the port
+    needs one (its message says which). A refused client certificate shows as :class:`Unavailable`
+    instead: TLS reports it as a failed connection."""

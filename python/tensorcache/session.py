@@ -85,10 +85,17 @@ class Session:
         return int(next_step)
 
     def _retrying(self, request):  # type: ignore[no-untyped-def]
+        """Runs ``request(connection, attempt)`` up to ATTEMPTS times; a pooled connection that the
+        node had closed while it was idle costs no attempt, but counts as one for ``attempt > 0``
+        (the request may have reached the node)."""
         last: Exception = Unavailable("no attempt made")
-        for attempt in range(self.ATTEMPTS):
+        attempt = failures = 0
+        while failures < self.ATTEMPTS:
             try:
                 return self._client._call_once(self._cache, lambda c: request(c, attempt))
             except (LookupFailed, Unavailable) as e:
                 last = e
+                attempt += 1
+                if not getattr(e, "pooled", False):  # pooled ones run out: each failed one is dropped
+                    failures += 1
         raise last if isinstance(last, TensorCacheError) else Unavailable(str(last))

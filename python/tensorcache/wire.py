@@ -1,7 +1,7 @@
 """The lookup port's binary protocol, versions 1 to 3 (see docs/wire-protocol.md).
 
 Every frame is an int32 length of the rest, then the rest; everything is little-endian. This
-client sends DESCRIBE in version 1 and GET, OPEN, RESUME and NEXT in version 3, whose values carry
+client sends DESCRIBE in version 1 and GET, OPEN, RESUME, NEXT and AUTH in version 3, whose values carry
 each field's dtype: F32, F16 and I32, I64 arrive as numpy arrays of that dtype, BF16 as its 16-bit
 patterns (``uint16``, the high half of a float32; see :func:`tensorcache.bf16_to_float32`).
 """
@@ -15,15 +15,17 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .errors import BadRequest, LookupFailed, ProtocolError
+from .errors import BadRequest, LookupFailed, ProtocolError, Unauthorized
 
 VERSION = 1  # GET and DESCRIBE: answered by every node
 VERSION_2 = 2  # adds the trainer-session ops
 VERSION_3 = 3  # typed values: each field's values in its own dtype, with the dtype's code
 GET, DESCRIBE = 1, 2
 OPEN, RESUME, NEXT = 3, 4, 5
+AUTH = 6  # version 3: presents the port's token, the first request of a connection
 OK, BAD_REQUEST, FAILED, PROTOCOL = 0, 1, 2, 3
 MAX_FRAME = 256 << 20
+UNAUTHORIZED = "unauthorized:"  # how a node's PROTOCOL reply for want of credentials starts
 
 _DTYPES: Dict[str, np.dtype] = {
     "F32": np.dtype("<f4"),
@@ -97,6 +99,12 @@ def encode_get(cache: str, indices: np.ndarray, version: int = VERSION_3) -> byt
 def encode_describe(cache: str) -> bytes:
     """A DESCRIBE frame for ``cache``."""
     body = bytes((VERSION, DESCRIBE)) + _str(cache)
+    return struct.pack("<i", len(body)) + body
+
+
+def encode_auth(token: str) -> bytes:
+    """An AUTH frame (protocol version 3) presenting ``token``; its cache id is empty."""
+    body = bytes((VERSION_3, AUTH)) + _str("") + _str(token)
     return struct.pack("<i", len(body)) + body
 
 
@@ -174,6 +182,8 @@ def ok_body(body: memoryview, peer: object) -> _Cursor:
         raise BadRequest(message)
     if status == FAILED:
         raise LookupFailed(message)
+    if status == PROTOCOL and message.startswith(UNAUTHORIZED):
+        raise Unauthorized(f"{peer} refused this client: {message}")
     raise ProtocolError(f"{peer} rejected a request: {message}")
 
 

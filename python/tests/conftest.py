@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -31,24 +32,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launcher(args: List[str], **kw) -> subprocess.Popen:
+def launcher(args: List[str], java_opts: str = "", **kw) -> subprocess.Popen:
     env = dict(os.environ)
     # small heaps: several JVMs on a small machine; every node allows batches of up to MAX_BATCH
-    env["JAVA_OPTS"] = f"-Xmx512m -Dtensorcache.lookup.max-batch={MAX_BATCH}"
+    env["JAVA_OPTS"] = f"-Xmx512m -Dtensorcache.lookup.max-batch={MAX_BATCH} {java_opts}".strip()
     return subprocess.Popen([str(ROOT / "tensorcache")] + args, cwd=ROOT, env=env, **kw)
 
 
 class Node:
     """One `./tensorcache node` process with a lookup port."""
 
-    def __init__(self, data_dir: Path, seeds: Optional[str] = None, job: Optional[List[str]] = None) -> None:
+    def __init__(self, data_dir: Path, seeds: Optional[str] = None, job: Optional[List[str]] = None,
+                 java_opts: str = "") -> None:
         self.port = free_port()
         self.log = data_dir / f"node-{self.port}.log"
         args = ["node", "--host", "127.0.0.1", "--port", str(self.port), "--lookup-port", "0",
                 "--data-dir", str(data_dir)] + (JOB if job is None else job)
         if seeds:
             args += ["--seeds", seeds]
-        self.process = launcher(args, stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+        self.process = launcher(args, java_opts, stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
         self.cache, self.endpoint = self._await_up(240)
 
     def _await_up(self, within: float):
@@ -119,3 +121,33 @@ def nodes(filled) -> Iterator[List[Node]]:
     finally:
         for n in reversed(nodes):
             n.stop()
+
+
+def make_certificates(out: Path, ca: str, *names: str) -> Dict[str, Path]:
+    """With ``openssl``, as the README shows: a CA ``ca`` (``<ca>.pem``, ``<ca>.key``) and for each
+    name a certificate it signs for 127.0.0.1 and localhost (``<name>.pem``) with its unencrypted
+    PKCS#8 key (``<name>.key``). Skips the test without openssl, except on CI."""
+    if shutil.which("openssl") is None:
+        if os.environ.get("CI") == "true":
+            raise RuntimeError("CI: openssl is needed to make the TLS tests' certificates")
+        pytest.skip("no openssl to make certificates with")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=out, check=True, capture_output=True)
+
+    openssl("req", "-x509", *ec, "-keyout", f"{ca}.key", "-out", f"{ca}.pem", "-days", "2",
+            "-subj", f"/CN={ca}", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    (out / "leaf.ext").write_text(
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n"
+        "extendedKeyUsage=serverAuth,clientAuth\nsubjectKeyIdentifier=hash\n"
+        "authorityKeyIdentifier=keyid\n")
+    files = {ca: out / f"{ca}.pem"}
+    for name in names:
+        openssl("req", "-new", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
+                "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", "leaf.ext")
+        files[name] = out / f"{name}.pem"
+        files[name + ".key"] = out / f"{name}.key"
+    return files

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from tensorcache import BadRequest, bf16_to_float32, wire
+from tensorcache import BadRequest, Unauthorized, bf16_to_float32, wire
 
 DOC = (ROOT / "docs" / "wire-protocol.md").read_text()
 
@@ -95,3 +95,15 @@ def test_version_2_get_of_a_typed_cache_is_refused_as_the_document_says():
         "field 'emb' of cache 'c' is BF16: protocol version 3 is needed for fields other than F32"
     )
     assert wire.encode_get("c", np.array([7, 42]), version=2)[:5] == bytes.fromhex("19 00 00 00 02")
+
+
+def test_auth_is_the_documents():
+    assert wire.encode_auth("s3cret") == example("#### AUTH with the token `s3cret`")
+    ok = example("The node's reply to the right token")
+    assert struct.unpack("<i", ok[:4])[0] == len(ok) - 4 == 1
+    assert wire.ok_body(memoryview(ok[4:]), "doc").at == 1  # OK, and nothing after the status
+    refused = example("#### PROTOCOL: a wrong token")
+    assert struct.unpack("<i", refused[:4])[0] == len(refused) - 4
+    with pytest.raises(Unauthorized) as e:
+        wire.ok_body(memoryview(refused[4:]), "doc")
+    assert str(e.value) == "doc refused this client: unauthorized: wrong token"

@@ -1,11 +1,14 @@
 package org.tensorcache.cli;
 
 import com.typesafe.config.Config;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -61,6 +64,35 @@ final class NodeCommand implements Callable<Integer> {
               + " 0 picks a free one (default: none).")
   Integer lookupPort;
 
+  @Option(
+      names = "--lookup-tls-cert",
+      paramLabel = "FILE",
+      description =
+          "The lookup port's certificate chain (PEM, this node's first): with --lookup-tls-key and"
+              + " --lookup-tls-client-ca the port speaks TLS 1.3 and requires client certificates.")
+  Path lookupTlsCert;
+
+  @Option(
+      names = "--lookup-tls-key",
+      paramLabel = "FILE",
+      description = "The private key of --lookup-tls-cert (PEM, unencrypted PKCS#8).")
+  Path lookupTlsKey;
+
+  @Option(
+      names = "--lookup-tls-client-ca",
+      paramLabel = "FILE",
+      description =
+          "The CA certificates (PEM) that sign the lookup port's client certificates, kept apart"
+              + " from any cluster CA.")
+  Path lookupTlsClientCa;
+
+  @Option(
+      names = "--lookup-token-file",
+      paramLabel = "FILE",
+      description =
+          "A file holding the lookup port's token: every connection must present it first.")
+  Path lookupTokenFile;
+
   @Override
   public Integer call() throws Exception {
     List<String> roleList = parseRoles(roles);
@@ -80,6 +112,7 @@ final class NodeCommand implements Callable<Integer> {
     if (lookupPort != null) {
       overrides.put("tensorcache.lookup.endpoint.port", lookupPort);
     }
+    overrides.putAll(lookupSecurity());
     Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir());
     NodeLauncher.Node node = NodeLauncher.start(config, List.of(prepared.definition()));
     ActorSystem<Void> system = node.system();
@@ -115,6 +148,35 @@ final class NodeCommand implements Callable<Integer> {
             + " (member "
             + status
             + ")");
+  }
+
+  /** The overrides of the lookup port's TLS and token options, checked for completeness. */
+  Map<String, Object> lookupSecurity() {
+    Map<String, Object> out = new HashMap<>();
+    List<Path> tls = Arrays.asList(lookupTlsCert, lookupTlsKey, lookupTlsClientCa);
+    boolean anyTls = tls.stream().anyMatch(Objects::nonNull);
+    if ((anyTls || lookupTokenFile != null) && lookupPort == null) {
+      throw new IllegalArgumentException(
+          "--lookup-tls-* and --lookup-token-file secure the lookup port, expected --lookup-port"
+              + " too");
+    }
+    if (anyTls) {
+      if (tls.contains(null)) {
+        throw new IllegalArgumentException(
+            "--lookup-tls-cert, --lookup-tls-key and --lookup-tls-client-ca go together, expected"
+                + " all three");
+      }
+      String at = "tensorcache.lookup.endpoint.tls.";
+      out.put(at + "enabled", true);
+      out.put(at + "certificate", lookupTlsCert.toAbsolutePath().toString());
+      out.put(at + "private-key", lookupTlsKey.toAbsolutePath().toString());
+      out.put(at + "client-ca", lookupTlsClientCa.toAbsolutePath().toString());
+    }
+    if (lookupTokenFile != null) {
+      out.put(
+          "tensorcache.lookup.endpoint.token-file", lookupTokenFile.toAbsolutePath().toString());
+    }
+    return out;
   }
 
   /** The roles of {@code text}, each one of {@link #ROLES}. */

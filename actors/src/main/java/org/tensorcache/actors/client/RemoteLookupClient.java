@@ -15,9 +15,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSocket;
 import org.tensorcache.actors.lookup.LookupChecks;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.lookup.LookupFrames;
+import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.actors.lookup.LookupValues;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.store.spec.CacheSpec;
@@ -27,22 +29,28 @@ import org.tensorcache.store.spec.CacheSpec;
  * through the nodes' binary lookup ports ({@code tensorcache.lookup.endpoint}, {@code ./tensorcache
  * node --lookup-port}). Thread-safe: each call borrows a connection of its own from a pool. A
  * lookup is idempotent, so one that loses its connection (a node preempted) is sent again to the
- * next endpoint; it fails only when every endpoint has failed it.
+ * next endpoint; it fails only when every endpoint has failed it. A pooled connection the node has
+ * closed meanwhile (idle too long, or its place taken at the node's cap) costs no attempt: the call
+ * goes again on a new one. With {@link LookupSecurity} it speaks TLS 1.3 and presents a client
+ * certificate, and presents the port's token before its first request.
  */
 public final class RemoteLookupClient implements AutoCloseable {
   private final List<InetSocketAddress> endpoints;
   private final Duration timeout;
+  private final LookupSecurity security;
   private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
   private final Map<String, CacheSpec> specs = new ConcurrentHashMap<>();
   private final AtomicInteger next = new AtomicInteger();
   private volatile boolean closed;
 
-  private RemoteLookupClient(List<InetSocketAddress> endpoints, Duration timeout) {
+  private RemoteLookupClient(
+      List<InetSocketAddress> endpoints, Duration timeout, LookupSecurity security) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("no lookup endpoint given, expected at least one");
     }
     this.endpoints = List.copyOf(endpoints);
     this.timeout = timeout;
+    this.security = security;
   }
 
   /**
@@ -51,7 +59,18 @@ public final class RemoteLookupClient implements AutoCloseable {
    * since a lookup of indices not computed yet waits for them.
    */
   public static RemoteLookupClient connect(List<InetSocketAddress> endpoints, Duration timeout) {
-    return new RemoteLookupClient(endpoints, timeout);
+    return connect(endpoints, timeout, LookupSecurity.none());
+  }
+
+  /**
+   * Like {@link #connect(List, Duration)}, with credentials for ports that need them: with TLS
+   * material every connection speaks TLS 1.3, checks that the node's certificate is signed by the
+   * given CA and names the endpoint's host, and presents this client's certificate; with a token it
+   * starts with an AUTH. A node that refuses them fails the attempt like a node that is down.
+   */
+  public static RemoteLookupClient connect(
+      List<InetSocketAddress> endpoints, Duration timeout, LookupSecurity security) {
+    return new RemoteLookupClient(endpoints, timeout, security);
   }
 
   /** The cache's spec as the nodes have it (asked once, then kept). */
@@ -106,8 +125,9 @@ public final class RemoteLookupClient implements AutoCloseable {
     }
     byte[] id = LookupWire.utf8(cacheId);
     List<String> failures = new ArrayList<>();
-    for (int attempt = 0; attempt < endpoints.size(); attempt++) {
+    for (int attempt = 0; attempt < endpoints.size(); ) {
       Connection c = idle.poll();
+      boolean pooled = c != null;
       try {
         if (c == null) {
           c = open();
@@ -119,10 +139,14 @@ public final class RemoteLookupClient implements AutoCloseable {
         idle.push(c); // an answered error: the connection is in step and stays usable
         throw e;
       } catch (IOException e) {
-        failures.add((c == null ? "connect" : c.address) + ": " + e);
         if (c != null) {
           c.close();
         }
+        if (pooled) {
+          continue; // the node closed it while it was idle: no attempt spent
+        }
+        failures.add((c == null ? "connect" : c.address) + ": " + e);
+        attempt++;
       }
     }
     throw new LookupFailedException(
@@ -135,7 +159,7 @@ public final class RemoteLookupClient implements AutoCloseable {
       InetSocketAddress address =
           endpoints.get(Math.floorMod(next.getAndIncrement(), endpoints.size()));
       try {
-        return new Connection(address, timeout);
+        return new Connection(address, timeout, security);
       } catch (IOException e) {
         last = e;
       }
@@ -151,18 +175,38 @@ public final class RemoteLookupClient implements AutoCloseable {
     final OutputStream out;
     final LookupFrames frames = new LookupFrames();
 
-    Connection(InetSocketAddress address, Duration timeout) throws IOException {
+    Connection(InetSocketAddress address, Duration timeout, LookupSecurity security)
+        throws IOException {
       this.address = address;
-      this.socket = new Socket();
+      Socket tcp = new Socket();
+      Socket s = tcp;
       try {
-        socket.connect(address, (int) Math.min(timeout.toMillis(), 10_000));
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
-        out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
+        tcp.connect(address, (int) Math.min(timeout.toMillis(), 10_000));
+        tcp.setTcpNoDelay(true);
+        tcp.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        if (security.tls().isPresent()) {
+          SSLSocket tls = security.clientSocket(tcp, address.getHostString());
+          s = tls;
+          tls.startHandshake();
+        }
+        in = new BufferedInputStream(s.getInputStream(), 64 << 10);
+        out = new BufferedOutputStream(s.getOutputStream(), 64 << 10);
       } catch (IOException e) {
-        socket.close();
-        throw new IOException("cannot connect to lookup endpoint " + address, e);
+        s.close();
+        tcp.close();
+        throw new IOException("cannot connect to lookup endpoint " + address + ": " + e, e);
+      }
+      this.socket = s;
+      if (security.token().isPresent()) {
+        try {
+          frames.send(LookupWire.encodeAuth(frames, security.token().get()), out);
+          LookupWire.decodeStatus(frames.read(in), address);
+        } catch (IOException | RuntimeException e) {
+          close();
+          throw e instanceof IOException io
+              ? io
+              : new IOException(address + " refused the token: " + e.getMessage(), e);
+        }
       }
     }
 

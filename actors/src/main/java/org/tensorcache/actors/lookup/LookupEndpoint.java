@@ -1,21 +1,16 @@
 package org.tensorcache.actors.lookup;
 
 import com.typesafe.config.Config;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ProtocolException;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
-import java.nio.ByteBuffer;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,13 +19,29 @@ import org.slf4j.LoggerFactory;
  * decodes each request with {@link LookupWire}, serves it through the node's {@link LocalLookup} on
  * the connection's own thread (a gather from the replica, with no actor message or Artery hop in
  * between when every value is there) and encodes the reply. One thread per connection, up to a
- * bound.
+ * bound that idle clients cannot exhaust ({@link PortConnections}). With {@link LookupSecurity}
+ * material it speaks TLS 1.3 with client certificates, and with a token it serves a connection only
+ * after an AUTH that presents it.
  */
 public final class LookupEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LookupEndpoint.class);
 
-  /** {@code tensorcache.lookup.endpoint}: {@code port < 0} is off, 0 any free port. */
-  public record Settings(String host, int port, int maxConnections) {
+  /**
+   * {@code tensorcache.lookup.endpoint}: {@code port < 0} is off, 0 any free port; {@code
+   * tokenFile} null for no token; {@code tls} null for plain TCP.
+   */
+  public record Settings(
+      String host,
+      int port,
+      int maxConnections,
+      Duration readTimeout,
+      Duration idleTimeout,
+      Duration handshakeTimeout,
+      Path tokenFile,
+      Tls tls) {
+    /** TLS material: this node's certificate chain and private key, and the client CA (PEM). */
+    public record Tls(Path certificate, Path privateKey, Path clientCa) {}
+
     /** Reads the settings; an empty host is the node's canonical Artery hostname. */
     public static Settings create(Config config) {
       Config c = config.getConfig("tensorcache.lookup.endpoint");
@@ -47,28 +58,92 @@ public final class LookupEndpoint implements AutoCloseable {
                     + " 65535 (-1 off, 0 any) and at least 1 connection",
                 port, max));
       }
-      return new Settings(host, port, max);
+      Duration[] timeouts = new Duration[3];
+      String[] names = {"read-timeout", "idle-timeout", "handshake-timeout"};
+      for (int i = 0; i < names.length; i++) {
+        timeouts[i] = c.getDuration(names[i]);
+        if (timeouts[i].isNegative() || timeouts[i].isZero()) {
+          throw new IllegalArgumentException(
+              "tensorcache.lookup.endpoint." + names[i] + " " + timeouts[i] + ", expected > 0");
+        }
+      }
+      String token = c.getString("token-file");
+      Tls tls = null;
+      if (c.getBoolean("tls.enabled")) {
+        tls =
+            new Tls(
+                file(c, "tls.certificate"), file(c, "tls.private-key"), file(c, "tls.client-ca"));
+      }
+      return new Settings(
+          host,
+          port,
+          max,
+          timeouts[0],
+          timeouts[1],
+          timeouts[2],
+          token.isEmpty() ? null : Path.of(token),
+          tls);
+    }
+
+    private static Path file(Config c, String key) {
+      String f = c.getString(key);
+      if (f.isEmpty()) {
+        throw new IllegalArgumentException(
+            "tensorcache.lookup.endpoint." + key + " is empty, expected a PEM file with TLS on");
+      }
+      return Path.of(f);
+    }
+
+    /** Reads the token file and the TLS material; an error names the file at fault. */
+    LookupSecurity security() throws IOException {
+      LookupSecurity.Builder b = LookupSecurity.builder();
+      if (tls != null) {
+        b.optCertificate(tls.certificate(), tls.privateKey()).optTrust(tls.clientCa());
+      }
+      if (tokenFile != null) {
+        b.optTokenFile(tokenFile);
+      }
+      return b.build();
     }
   }
 
   private final ServerSocket server;
   private final LocalLookup lookup;
   private final SessionPort sessions;
-  private final int maxConnections;
+  private final Settings settings;
+  private final LookupSecurity security;
   private final int maxRequest;
-  private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
+  private final PortConnections connections;
+  private final Semaphore refusals;
   private volatile boolean closed;
 
-  private LookupEndpoint(ServerSocket server, LocalLookup lookup, int maxConnections) {
+  private LookupEndpoint(
+      ServerSocket server, LocalLookup lookup, Settings settings, LookupSecurity security) {
     this.server = server;
     this.lookup = lookup;
     this.sessions = new SessionPort(lookup.system(), lookup);
-    this.maxConnections = maxConnections;
+    this.settings = settings;
+    this.security = security;
     this.maxRequest = LookupWire.maxRequest(lookup.settings().maxBatch());
+    Duration shortest = settings.readTimeout();
+    for (Duration d : List.of(settings.idleTimeout(), settings.handshakeTimeout())) {
+      shortest = d.compareTo(shortest) < 0 ? d : shortest;
+    }
+    Duration tick = shortest.dividedBy(4);
+    tick = tick.toMillis() < 10 ? Duration.ofMillis(10) : tick;
+    this.connections =
+        new PortConnections(
+            settings.maxConnections(),
+            tick.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : tick);
+    this.refusals = new Semaphore(settings.maxConnections());
   }
 
-  /** Binds the port of {@code endpoint} and serves lookups through {@code lookup}. */
+  /**
+   * Reads the endpoint's TLS material and token, binds its port and serves lookups through {@code
+   * lookup}; a file that is missing or not what it should be is an {@link IOException} naming it.
+   */
   public static LookupEndpoint start(LocalLookup lookup, Settings endpoint) throws IOException {
+    LookupSecurity security = endpoint.security();
     ServerSocket server = new ServerSocket();
     try {
       server.setReuseAddress(true);
@@ -78,10 +153,15 @@ public final class LookupEndpoint implements AutoCloseable {
       throw new IOException(
           "cannot bind the lookup endpoint to " + endpoint.host() + ":" + endpoint.port(), e);
     }
-    LookupEndpoint ep = new LookupEndpoint(server, lookup, endpoint.maxConnections());
+    LookupEndpoint ep = new LookupEndpoint(server, lookup, endpoint, security);
     Thread accept = new Thread(ep::acceptLoop, "tensorcache-lookup-endpoint");
     accept.setDaemon(true);
     accept.start();
+    log.info(
+        "lookup endpoint {}: {}, {}",
+        ep.address(),
+        security.tls().isPresent() ? "TLS 1.3 with client certificates" : "plain TCP",
+        security.token().isPresent() ? "token required" : "no token");
     return ep;
   }
 
@@ -99,7 +179,7 @@ public final class LookupEndpoint implements AutoCloseable {
     } catch (IOException e) {
       log.debug("closing the lookup endpoint: {}", e.toString());
     }
-    connections.forEach(LookupEndpoint::closeQuietly);
+    connections.close();
   }
 
   private void acceptLoop() {
@@ -113,75 +193,70 @@ public final class LookupEndpoint implements AutoCloseable {
         }
         return;
       }
-      if (connections.size() >= maxConnections) {
+      // the TLS handshake and the AUTH are due within the handshake timeout, else the first request
+      boolean vetted = security.tls().isPresent() || security.token().isPresent();
+      Duration first = vetted ? settings.handshakeTimeout() : settings.idleTimeout();
+      PortConnections.Conn c =
+          new PortConnections.Conn(socket, System.nanoTime() + first.toNanos());
+      if (!connections.admit(c)) {
         refuse(socket);
         continue;
       }
-      connections.add(socket);
-      Thread t = new Thread(() -> serve(socket), "tensorcache-lookup-" + socket.getPort());
+      LookupConnection connection =
+          new LookupConnection(c, lookup, sessions, settings, security, maxRequest, connections);
+      Thread t = new Thread(connection, "tensorcache-lookup-" + socket.getPort());
       t.setDaemon(true);
       t.start();
     }
   }
 
+  /**
+   * Answers a connection at the cap with FAILED, before reading anything; under TLS after the
+   * handshake, on a thread of its own (at most as many at once as the cap, the others are closed).
+   */
   private void refuse(Socket socket) {
-    try (socket) {
+    String message =
+        "lookup endpoint "
+            + address()
+            + " already serves "
+            + settings.maxConnections()
+            + " connections";
+    if (security.tls().isEmpty()) {
+      sendRefusal(socket, socket, message);
+      return;
+    }
+    if (!refusals.tryAcquire()) {
+      closeQuietly(socket);
+      return;
+    }
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                socket.setSoTimeout((int) settings.handshakeTimeout().toMillis());
+                SSLSocket tls = security.nodeSocket(socket);
+                tls.startHandshake();
+                sendRefusal(tls, socket, message);
+              } catch (IOException e) {
+                log.debug("refusing a lookup connection: {}", e.toString());
+                closeQuietly(socket);
+              } finally {
+                refusals.release();
+              }
+            },
+            "tensorcache-lookup-refusal");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void sendRefusal(Socket over, Socket socket, String message) {
+    try (socket;
+        over) {
       LookupFrames frames = new LookupFrames();
-      String message =
-          "lookup endpoint " + address() + " already serves " + maxConnections + " connections";
       frames.send(
-          LookupWire.encodeError(frames, LookupWire.FAILED, message), socket.getOutputStream());
+          LookupWire.encodeError(frames, LookupWire.FAILED, message), over.getOutputStream());
     } catch (IOException e) {
-      log.debug("refusing a connection: {}", e.toString());
-    }
-  }
-
-  private void serve(Socket socket) {
-    LookupFrames frames = new LookupFrames();
-    try (socket) {
-      socket.setTcpNoDelay(true);
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
-      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
-      while (!closed) {
-        ByteBuffer reply;
-        try {
-          reply = answer(LookupWire.decodeRequest(frames.read(in, maxRequest)), frames);
-        } catch (ProtocolException e) {
-          frames.send(LookupWire.encodeError(frames, LookupWire.PROTOCOL, e.getMessage()), out);
-          return;
-        }
-        frames.send(reply, out);
-      }
-    } catch (EOFException | SocketException e) {
-      // the client went away, or the endpoint is closing
-    } catch (IOException e) {
-      log.warn("lookup connection from {} failed: {}", socket.getRemoteSocketAddress(), e);
-    } finally {
-      connections.remove(socket);
-    }
-  }
-
-  private ByteBuffer answer(LookupWire.Request request, LookupFrames frames) {
-    String cacheId = request.cacheId();
-    try {
-      if (request.op() == LookupWire.DESCRIBE) {
-        return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
-      }
-      if (request.session() != null) {
-        return sessions.answer(request, frames);
-      }
-      long[] indices = request.indices();
-      var spec = lookup.spec(cacheId);
-      LookupValues.checkVersionCarries(request.version(), cacheId, spec);
-      LookupChecks.checkSize(cacheId, indices, lookup.settings());
-      LookupWire.checkReplySize(cacheId, spec, indices.length);
-      Object[] values = LookupChecks.newValues(spec, indices.length);
-      lookup.lookupInto(cacheId, indices, values);
-      return LookupValues.encodeValues(frames, request.version(), spec, values);
-    } catch (IllegalArgumentException e) {
-      return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
-    } catch (LookupFailedException e) {
-      return LookupWire.encodeError(frames, LookupWire.FAILED, e.getMessage());
+      log.debug("refusing a lookup connection: {}", e.toString());
     }
   }
 

@@ -20,6 +20,7 @@ import org.tensorcache.store.spec.CacheSpec;
  * request  := version:u8 op:u8 cache:str body
  *   op GET      body := count:i32 index:i64 * count
  *   op DESCRIBE body := (empty)
+ *   op AUTH     body := token:str                  (version 3; cache is empty)
  * reply    := status:u8 body
  *   OK to GET      body := values
  *   values (version 3)    := fields:u16 (dtype:u8 count:i32 element * count) * fields
@@ -47,17 +48,28 @@ public final class LookupWire {
   /** Request ops. */
   public static final byte GET = 1, DESCRIBE = 2;
 
+  /**
+   * The op that presents a port's token, from protocol version 3 on: on a port with a token, the
+   * first request of every connection; answered OK with an empty body, or PROTOCOL and closed.
+   */
+  public static final byte AUTH = 6;
+
   /** Reply statuses. */
   public static final byte OK = 0, BAD_REQUEST = 1, FAILED = 2, PROTOCOL = 3;
 
   private LookupWire() {}
 
   /**
-   * A decoded request: {@code indices} only for a GET, {@code session} only for a session op; the
-   * reply takes the layout of its {@code version}.
+   * A decoded request: {@code indices} only for a GET, {@code session} only for a session op,
+   * {@code token} only for an AUTH; the reply takes the layout of its {@code version}.
    */
   public record Request(
-      byte version, byte op, String cacheId, long[] indices, SessionWire.Args session) {}
+      byte version,
+      byte op,
+      String cacheId,
+      long[] indices,
+      SessionWire.Args session,
+      String token) {}
 
   /** The longest request for batches of up to {@code maxBatch} indices. */
   public static int maxRequest(int maxBatch) {
@@ -87,6 +99,13 @@ public final class LookupWire {
     return putStr(b, cacheId);
   }
 
+  /** Builds an AUTH (protocol version 3) presenting {@code token}. */
+  public static ByteBuffer encodeAuth(LookupFrames frames, String token) {
+    byte[] t = utf8(token);
+    ByteBuffer b = frames.start(2 + 2 + 2 + t.length).put(VERSION_3).put(AUTH);
+    return putStr(putStr(b, new byte[0]), t);
+  }
+
   /** Reads a request; a malformed one is a {@link ProtocolException} that says what is wrong. */
   public static Request decodeRequest(ByteBuffer frame) throws ProtocolException {
     try {
@@ -97,10 +116,17 @@ public final class LookupWire {
       byte op = frame.get();
       String cacheId = getStr(frame);
       if (op == DESCRIBE) {
-        return new Request(version, op, cacheId, null, null);
+        return new Request(version, op, cacheId, null, null, null);
       }
       if (SessionWire.isSessionOp(op) && version >= VERSION_2) {
-        return new Request(version, op, cacheId, null, SessionWire.decode(op, frame));
+        return new Request(version, op, cacheId, null, SessionWire.decode(op, frame), null);
+      }
+      if (op == AUTH && version >= VERSION_3) {
+        String token = getStr(frame);
+        if (frame.hasRemaining()) {
+          throw new ProtocolException(frame.remaining() + " bytes after the request of op " + op);
+        }
+        return new Request(version, op, cacheId, null, null, token);
       }
       if (op != GET) {
         throw new ProtocolException(
@@ -112,7 +138,8 @@ public final class LookupWire {
                 + GET
                 + " or "
                 + DESCRIBE
-                + (version >= VERSION_2 ? " or a session op 3..5" : ""));
+                + (version >= VERSION_2 ? " or a session op 3..5" : "")
+                + (version >= VERSION_3 ? " or AUTH 6" : ""));
       }
       int count = frame.getInt();
       if (count < 0 || (long) count * Long.BYTES != frame.remaining()) {
@@ -121,7 +148,7 @@ public final class LookupWire {
       }
       long[] indices = new long[count];
       frame.asLongBuffer().get(indices);
-      return new Request(version, op, cacheId, indices, null);
+      return new Request(version, op, cacheId, indices, null, null);
     } catch (BufferUnderflowException e) {
       throw new ProtocolException("truncated request");
     }
@@ -185,6 +212,11 @@ public final class LookupWire {
       fields.add(new FieldSpec(field, dtype, shape));
     }
     return new CacheSpec(name, n, fields, rangeSize);
+  }
+
+  /** Builds an OK reply with an empty body: the answer to an AUTH. */
+  public static ByteBuffer encodeOk(LookupFrames frames) {
+    return frames.start(1).put(OK);
   }
 
   /** Builds an error reply with {@code status} and {@code message}. */

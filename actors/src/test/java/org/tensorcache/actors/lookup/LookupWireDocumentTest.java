@@ -180,4 +180,33 @@ class LookupWireDocumentTest {
                     LookupChecks.newValues(TYPED, 2)));
     assertEquals("dtype code 2 for field 'emb' in the reply, expected 3 (BF16)", e.getMessage());
   }
+
+  @Test
+  void authIsTheDocuments() throws Exception {
+    LookupFrames frames = new LookupFrames();
+    byte[] auth = example("#### AUTH with the token `s3cret`");
+    assertArrayEquals(auth, bytes(frames, LookupWire.encodeAuth(frames, "s3cret")));
+    LookupWire.Request decoded =
+        LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(auth)));
+    assertEquals(LookupWire.AUTH, decoded.op());
+    assertEquals("s3cret", decoded.token());
+    assertEquals("", decoded.cacheId());
+    assertArrayEquals(
+        example("#### AUTH with the token `s3cret`", 1),
+        bytes(frames, LookupWire.encodeOk(frames)));
+    assertArrayEquals(
+        example("#### PROTOCOL: a wrong token"),
+        bytes(
+            frames,
+            LookupWire.encodeError(frames, LookupWire.PROTOCOL, "unauthorized: wrong token")));
+    // AUTH is an op of version 3 only
+    auth[4] = LookupWire.VERSION_2;
+    ProtocolException e =
+        assertThrows(
+            ProtocolException.class,
+            () ->
+                LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(auth))));
+    assertEquals(
+        "op 6 in protocol version 2, expected 1 or 2 or a session op 3..5", e.getMessage());
+  }
 }

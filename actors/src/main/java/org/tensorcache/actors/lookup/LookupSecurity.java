@@ -1,0 +1,188 @@
+package org.tensorcache.actors.lookup;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * The credentials of one side of the lookup port: TLS 1.3 material from PEM files (this side's
+ * certificate chain and private key, and the CA certificates it trusts for the other side) and a
+ * bearer token. A node presents its certificate and requires a client certificate from its client
+ * CA; a client presents its certificate and verifies the node's against the CA that signed it, host
+ * name or IP address included. Built once; the files are read by {@link Builder#build}.
+ */
+public final class LookupSecurity {
+  private static final LookupSecurity NONE = new LookupSecurity(null, null);
+
+  private final SSLContext tls;
+  private final String token;
+
+  private LookupSecurity(SSLContext tls, String token) {
+    this.tls = tls;
+    this.token = token;
+  }
+
+  /** No TLS and no token: the port as it has always been. */
+  public static LookupSecurity none() {
+    return NONE;
+  }
+
+  /** A builder: every part is optional. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The TLS 1.3 context, when this side speaks TLS. */
+  public Optional<SSLContext> tls() {
+    return Optional.ofNullable(tls);
+  }
+
+  /** The token, when there is one. */
+  public Optional<String> token() {
+    return Optional.ofNullable(token);
+  }
+
+  /**
+   * Whether {@code presented} is the token: the SHA-256 digests of both are compared in constant
+   * time, so the time taken tells nothing of the token or its length.
+   */
+  boolean tokenMatches(String presented) {
+    return token != null
+        && MessageDigest.isEqual(
+            sha256(presented.getBytes(StandardCharsets.UTF_8)),
+            sha256(token.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * The TLS socket of a client over {@code socket} (closing it closes {@code socket}): TLS 1.3, and
+   * the node's certificate must be signed by a trusted CA and name {@code host} (its host name or
+   * IP address). The handshake is left to the first read or write, or to {@link
+   * SSLSocket#startHandshake}.
+   */
+  public SSLSocket clientSocket(Socket socket, String host) throws IOException {
+    return wrap(socket, host, false);
+  }
+
+  /** The TLS socket of a node over {@code socket}: TLS 1.3, a client certificate required. */
+  SSLSocket nodeSocket(Socket socket) throws IOException {
+    return wrap(socket, null, true);
+  }
+
+  private SSLSocket wrap(Socket socket, String host, boolean node) throws IOException {
+    if (tls == null) {
+      throw new IllegalStateException("no TLS material given for the lookup port");
+    }
+    SSLSocket s =
+        (SSLSocket) tls.getSocketFactory().createSocket(socket, host, socket.getPort(), true);
+    SSLParameters p = tls.getDefaultSSLParameters();
+    p.setProtocols(new String[] {PemFiles.TLS_1_3});
+    if (node) {
+      s.setUseClientMode(false);
+      p.setNeedClientAuth(true);
+    } else {
+      s.setUseClientMode(true);
+      p.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name the host
+    }
+    s.setSSLParameters(p);
+    return s;
+  }
+
+  private static byte[] sha256(byte[] b) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(b);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  /** Reads a token file: its text without surrounding white space, which must leave something. */
+  static String readToken(Path file) throws IOException {
+    String token;
+    try {
+      token = Files.readString(file, StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      throw new IOException("cannot read the lookup port's token file " + file + ": " + e, e);
+    }
+    if (token.isEmpty()) {
+      throw new IOException("the lookup port's token file " + file + " is empty");
+    }
+    if (token.getBytes(StandardCharsets.UTF_8).length > 0xffff) {
+      throw new IOException(
+          "the lookup port's token file " + file + " holds over 65535 bytes, expected a token");
+    }
+    return token;
+  }
+
+  /** Collects the parts; {@link #build} reads the files. */
+  public static final class Builder {
+    private Path certificate;
+    private Path privateKey;
+    private Path trusted;
+    private String token;
+    private Path tokenFile;
+
+    private Builder() {}
+
+    /**
+     * This side's certificate chain (PEM, the leaf first) and its unencrypted PKCS#8 private key
+     * (PEM): required on a node, and on a client of a node that speaks TLS.
+     */
+    public Builder optCertificate(Path certificateChain, Path privateKeyFile) {
+      this.certificate = certificateChain;
+      this.privateKey = privateKeyFile;
+      return this;
+    }
+
+    /**
+     * The CA certificates (PEM) trusted for the other side: a node's client CA, or for a client the
+     * CA that signed the nodes' certificates. Given, this side speaks TLS 1.3.
+     */
+    public Builder optTrust(Path caCertificates) {
+      this.trusted = caCertificates;
+      return this;
+    }
+
+    /** The token, as text. */
+    public Builder optToken(String token) {
+      this.token = token;
+      return this;
+    }
+
+    /** The token from a file (its text, without surrounding white space). */
+    public Builder optTokenFile(Path file) {
+      this.tokenFile = file;
+      return this;
+    }
+
+    /**
+     * Reads the files; an {@link IOException} names the file that is missing, unreadable or not
+     * what it should be.
+     */
+    public LookupSecurity build() throws IOException {
+      if (certificate != null && trusted == null) {
+        throw new IOException(
+            "a certificate without CA certificates to trust, expected both for TLS: "
+                + certificate);
+      }
+      String t = token;
+      if (tokenFile != null) {
+        t = readToken(tokenFile);
+      } else if (t != null && t.strip().isEmpty()) {
+        throw new IOException("an empty token, expected the port's token");
+      }
+      SSLContext context =
+          trusted == null
+              ? null
+              : PemFiles.context(certificate, privateKey, trusted, "lookup port");
+      return context == null && t == null ? NONE : new LookupSecurity(context, t);
+    }
+  }
+}

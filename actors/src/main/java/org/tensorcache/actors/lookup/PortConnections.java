@@ -1,0 +1,182 @@
+package org.tensorcache.actors.lookup;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The open connections of a lookup port, so that no client can hold a place it does not use. Each
+ * connection has a deadline: for its TLS handshake and AUTH, for the rest of a frame once its first
+ * byte came, for the next request, for the client to take a reply. A reaper closes a connection
+ * past its deadline. At the cap, a new connection takes the place of one with no request in flight:
+ * one that never completed a request if there is one (a client that connected and sent nothing),
+ * else the one that has waited longest for its next request. Only when every connection has a
+ * request in flight is the new one refused.
+ */
+final class PortConnections implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PortConnections.class);
+
+  private static final int WAITING = 0, SERVING = 1, CLOSED = 2;
+  private static final long NO_DEADLINE = Long.MAX_VALUE;
+
+  /** One connection as its thread and the registry see it. */
+  static final class Conn {
+    /** The TCP socket; closing it ends the connection, under TLS too, whatever its thread does. */
+    final Socket socket;
+
+    private final AtomicInteger state = new AtomicInteger(WAITING);
+    private volatile long deadline;
+    private volatile long waitingSince;
+    private volatile boolean served;
+
+    Conn(Socket socket, long deadline) {
+      this.socket = socket;
+      this.deadline = deadline;
+      this.waitingSince = System.nanoTime();
+    }
+
+    /** Sets the time by which the connection must have made progress, else it is closed. */
+    void deadline(long nanoTime) {
+      deadline = nanoTime;
+    }
+
+    /** Marks a request in flight (again), or false when the connection was closed meanwhile. */
+    boolean startServing() {
+      if (!state.compareAndSet(WAITING, SERVING) && state.get() != SERVING) {
+        return false;
+      }
+      deadline = NO_DEADLINE; // a lookup may wait for values to be computed
+      return true;
+    }
+
+    /** Marks the request answered: the connection waits for the next until {@code deadline}. */
+    void doneServing(long nextDeadline) {
+      served = true;
+      waitingSince = System.nanoTime();
+      deadline = nextDeadline;
+      state.compareAndSet(SERVING, WAITING);
+    }
+
+    boolean isClosed() {
+      return state.get() == CLOSED;
+    }
+
+    /** Closes the connection unless a request is in flight; false when one is. */
+    private boolean closeIfWaiting() {
+      if (!state.compareAndSet(WAITING, CLOSED)) {
+        return false;
+      }
+      closeSocket();
+      return true;
+    }
+
+    private void close() {
+      if (state.getAndSet(CLOSED) != CLOSED) {
+        closeSocket();
+      }
+    }
+
+    private void closeSocket() {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        log.debug("closing a lookup connection: {}", e.toString());
+      }
+    }
+  }
+
+  private final int max;
+  private final Set<Conn> open = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService reaper;
+
+  /**
+   * A registry of at most {@code max} connections whose deadlines are checked every {@code tick}.
+   */
+  PortConnections(int max, Duration tick) {
+    this.max = max;
+    this.reaper =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tensorcache-lookup-reaper");
+              t.setDaemon(true);
+              return t;
+            });
+    long period = tick.toNanos();
+    reaper.scheduleAtFixedRate(this::reap, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Registers {@code c}; at the cap it first closes one connection with no request in flight (see
+   * the class comment). False when every connection has a request in flight: {@code c} is refused.
+   */
+  synchronized boolean admit(Conn c) {
+    open.removeIf(Conn::isClosed);
+    if (open.size() >= max) {
+      List<Conn> candidates = new ArrayList<>(open);
+      candidates.sort(
+          Comparator.comparing((Conn o) -> o.served).thenComparingLong(o -> o.waitingSince));
+      Conn closed = null;
+      for (Conn o : candidates) {
+        if (o.closeIfWaiting()) {
+          closed = o;
+          break;
+        }
+      }
+      if (closed == null) {
+        return false;
+      }
+      open.remove(closed);
+      log.debug(
+          "lookup connection from {} closed at the cap of {} to admit {}",
+          closed.socket.getRemoteSocketAddress(),
+          max,
+          c.socket.getRemoteSocketAddress());
+    }
+    open.add(c);
+    return true;
+  }
+
+  /** Forgets {@code c}, closed by its thread. */
+  void remove(Conn c) {
+    c.close();
+    open.remove(c);
+  }
+
+  /** How many connections are open. */
+  int size() {
+    return open.size();
+  }
+
+  private void reap() {
+    long now = System.nanoTime();
+    for (Conn c : open) {
+      long deadline = c.deadline;
+      if (deadline != NO_DEADLINE && now - deadline > 0 && !c.isClosed()) {
+        log.debug(
+            "lookup connection from {} closed: past its deadline",
+            c.socket.getRemoteSocketAddress());
+        remove(c);
+      }
+    }
+  }
+
+  /** Stops the reaper and closes every connection. */
+  @Override
+  public void close() {
+    reaper.shutdownNow();
+    for (Conn c : open) {
+      remove(c);
+    }
+  }
+}
