@@ -114,10 +114,12 @@ public final class LookupEndpoint implements AutoCloseable {
         return;
       }
       if (connections.size() >= maxConnections) {
+        lookup.metrics().portRefused();
         refuse(socket);
         continue;
       }
       connections.add(socket);
+      lookup.metrics().portAccepted();
       Thread t = new Thread(() -> serve(socket), "tensorcache-lookup-" + socket.getPort());
       t.setDaemon(true);
       t.start();
@@ -158,17 +160,19 @@ public final class LookupEndpoint implements AutoCloseable {
       log.warn("lookup connection from {} failed: {}", socket.getRemoteSocketAddress(), e);
     } finally {
       connections.remove(socket);
+      lookup.metrics().portClosed();
     }
   }
 
   private ByteBuffer answer(LookupWire.Request request, LookupFrames frames) {
     String cacheId = request.cacheId();
+    long started = System.nanoTime();
     try {
       if (request.op() == LookupWire.DESCRIBE) {
         return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
       }
       if (request.session() != null) {
-        return sessions.answer(request, frames);
+        return PortLookups.served(lookup, request, started, sessions.answer(request, frames));
       }
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);
@@ -177,10 +181,16 @@ public final class LookupEndpoint implements AutoCloseable {
       LookupWire.checkReplySize(cacheId, spec, indices.length);
       Object[] values = LookupChecks.newValues(spec, indices.length);
       lookup.lookupInto(cacheId, indices, values);
-      return LookupValues.encodeValues(frames, request.version(), spec, values);
+      return PortLookups.served(
+          lookup,
+          request,
+          started,
+          LookupValues.encodeValues(frames, request.version(), spec, values));
     } catch (IllegalArgumentException e) {
+      PortLookups.failed(lookup, request, e);
       return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
     } catch (LookupFailedException e) {
+      PortLookups.failed(lookup, request, e);
       return LookupWire.encodeError(frames, LookupWire.FAILED, e.getMessage());
     }
   }
