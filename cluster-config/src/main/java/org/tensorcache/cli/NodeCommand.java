@@ -40,6 +40,7 @@ final class NodeCommand implements Callable<Integer> {
 
   @Mixin JobOptions job;
   @Mixin ClusterOptions cluster;
+  @Mixin OpsOptions ops;
 
   @Option(
       names = "--roles",
@@ -69,6 +70,7 @@ final class NodeCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "--lookup-port " + lookupPort + " out of range, expected 1..65535 or 0 (any free port)");
     }
+    Map<String, Object> served = ops.overrides(cluster.host); // checked before anything is made
     List<String> seeds = cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
     Job prepared = job.prepare();
     Map<String, Object> overrides =
@@ -78,6 +80,7 @@ final class NodeCommand implements Callable<Integer> {
     if (lookupPort != null) {
       overrides.put("tensorcache.lookup.endpoint.port", lookupPort);
     }
+    overrides.putAll(served);
     Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir());
     NodeLauncher.Node node = NodeLauncher.start(config, List.of(prepared.definition()));
     ActorSystem<Void> system = node.system();
@@ -89,12 +92,13 @@ final class NodeCommand implements Callable<Integer> {
             .endpointAddress()
             .map(a -> " lookup-port=" + a.getHostString() + ":" + a.getPort())
             .orElse("");
+    String operations = OpsOptions.describe(system); // management= and metrics=, when served
     NodeLauncher.whenUp(system)
         .thenRun(
             () ->
                 System.out.printf(
-                    "node up: %s roles=%s cache=%s%s%n",
-                    address, roleList, prepared.definition().cacheId(), endpoint));
+                    "node up: %s roles=%s cache=%s%s%s%n",
+                    address, roleList, prepared.definition().cacheId(), endpoint, operations));
     system.getWhenTerminated().toCompletableFuture().join();
     Optional<CoordinatedShutdown.Reason> reason =
         CoordinatedShutdown.get(system).getShutdownReason();

@@ -22,6 +22,7 @@ import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.ops.Operations;
 
 /** Builds a node's configuration from the profiles and starts TensorCache on it. */
 public final class NodeLauncher {
@@ -55,13 +56,18 @@ public final class NodeLauncher {
     return config.withFallback(ConfigFactory.defaultReference()).resolve();
   }
 
-  /** Starts a node with {@code config}, registers {@code caches} and starts TensorCache on it. */
+  /**
+   * Starts a node with {@code config}, registers {@code caches} and starts TensorCache on it, with
+   * the health checks, metrics and status page its configuration asks for ({@link Operations}).
+   */
   public static Node start(Config config, List<CacheDefinition> caches) {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
     try {
       TensorCacheNode node = TensorCacheNode.get(system);
       caches.forEach(node::register);
-      return new Node(system, TensorCache.start(system).coordinator());
+      ActorRef<Coordinator.Command> coordinator = TensorCache.start(system).coordinator();
+      Operations.get(system).start(coordinator); // health, metrics and status page if configured
+      return new Node(system, coordinator);
     } catch (RuntimeException e) {
       system.terminate();
       throw e;
