@@ -43,6 +43,7 @@ final class NodeCommand implements Callable<Integer> {
 
   @Mixin JobOptions job;
   @Mixin ClusterOptions cluster;
+  @Mixin OpsOptions ops;
 
   @Option(
       names = "--roles",
@@ -101,6 +102,7 @@ final class NodeCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "--lookup-port " + lookupPort + " out of range, expected 1..65535 or 0 (any free port)");
     }
+    Map<String, Object> served = ops.overrides(cluster.host); // checked before anything is made
     List<String> seeds = cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
     Map<String, Object> settings = cluster.overrides();
     Job prepared = job.prepare();
@@ -113,6 +115,7 @@ final class NodeCommand implements Callable<Integer> {
       overrides.put("tensorcache.lookup.endpoint.port", lookupPort);
     }
     overrides.putAll(lookupSecurity());
+    overrides.putAll(served);
     Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir());
     NodeLauncher.Node node = NodeLauncher.start(config, List.of(prepared.definition()));
     ActorSystem<Void> system = node.system();
@@ -124,12 +127,13 @@ final class NodeCommand implements Callable<Integer> {
             .endpointAddress()
             .map(a -> " lookup-port=" + a.getHostString() + ":" + a.getPort())
             .orElse("");
+    String operations = OpsOptions.describe(system); // management= and metrics=, when served
     NodeLauncher.whenUp(system)
         .thenRun(
             () ->
                 System.out.printf(
-                    "node up: %s roles=%s cache=%s%s%n",
-                    address, roleList, prepared.definition().cacheId(), endpoint));
+                    "node up: %s roles=%s cache=%s%s%s%n",
+                    address, roleList, prepared.definition().cacheId(), endpoint, operations));
     system.getWhenTerminated().toCompletableFuture().join();
     Optional<CoordinatedShutdown.Reason> reason =
         CoordinatedShutdown.get(system).getShutdownReason();

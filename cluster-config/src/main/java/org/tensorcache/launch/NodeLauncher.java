@@ -23,6 +23,7 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.launch.tls.TransportSecurity;
+import org.tensorcache.ops.Operations;
 
 /** Builds a node's configuration from the profiles and starts TensorCache on it. */
 public final class NodeLauncher {
@@ -60,9 +61,10 @@ public final class NodeLauncher {
   }
 
   /**
-   * Starts a node with {@code config}, registers {@code caches} and starts TensorCache on it; first
-   * checks its transport security ({@link TransportSecurity}), so a TLS file that is missing or
-   * wrong fails the start, naming the file, rather than every connection later.
+   * Starts a node with {@code config}, registers {@code caches} and starts TensorCache on it, with
+   * the health checks, metrics and status page its configuration asks for ({@link Operations});
+   * first checks its transport security ({@link TransportSecurity}), so a TLS file that is missing
+   * or wrong fails the start, naming the file, rather than every connection later.
    */
   public static Node start(Config config, List<CacheDefinition> caches) {
     TransportSecurity.check(config);
@@ -70,7 +72,9 @@ public final class NodeLauncher {
     try {
       TensorCacheNode node = TensorCacheNode.get(system);
       caches.forEach(node::register);
-      return new Node(system, TensorCache.start(system).coordinator());
+      ActorRef<Coordinator.Command> coordinator = TensorCache.start(system).coordinator();
+      Operations.get(system).start(coordinator); // health, metrics and status page if configured
+      return new Node(system, coordinator);
     } catch (RuntimeException e) {
       system.terminate();
       throw e;

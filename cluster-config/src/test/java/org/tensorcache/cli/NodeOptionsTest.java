@@ -41,6 +41,16 @@ class NodeOptionsTest {
         "--lookup-port",
         "-2");
     assertError("--tls-dir needs --profile tls", "node", "--tls-dir", "certs");
+    assertError(
+        "--management-port 65536 out of range, expected 1..65535 or 0 (any free port)",
+        "node",
+        "--management-port",
+        "65536");
+    assertError(
+        "--metrics-port -1 out of range, expected 1..65535 or 0 (any free port)",
+        "node",
+        "--metrics-port",
+        "-1");
     assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a bad option");
   }
 

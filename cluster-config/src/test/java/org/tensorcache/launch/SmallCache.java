@@ -54,6 +54,20 @@ final class SmallCache {
         spec, fingerprint, data, this::newRunner, dir.resolve("segments"), MICRO_BATCH);
   }
 
+  /**
+   * The definition with runners that take at least {@code millis} per micro-batch, so that a fill
+   * lasts long enough to be watched; the values and the fingerprint are the same.
+   */
+  CacheDefinition slowDefinition(long millis) {
+    return new CacheDefinition(
+        spec,
+        fingerprint,
+        data,
+        () -> new SlowRunner(newRunner(), millis),
+        dir.resolve("segments"),
+        MICRO_BATCH);
+  }
+
   /** Per field, all N values as one process computes them in aligned micro-batches. */
   float[][] reference() {
     float[][] values = new float[spec.fields().size()][(int) spec.n()];

@@ -44,32 +44,49 @@ public final class SegmentIo {
 
   /**
    * The verified block of a range's segment; completes with null when there is no segment and
-   * exceptionally (with the specific rejection) when it is truncated, corrupt or foreign.
+   * exceptionally (with the specific rejection) when it is truncated, corrupt or foreign. The read
+   * and its checks are timed into {@code metrics}.
    */
-  public static CompletableFuture<Block> read(CacheDefinition cache, int range, Executor io) {
+  public static CompletableFuture<Block> read(
+      CacheDefinition cache, int range, Executor io, NodeMetrics metrics) {
     return CompletableFuture.supplyAsync(
         () -> {
+          long started = System.nanoTime();
+          boolean found = true; // a rejected segment was read too; a missing one was not
           try {
-            return SegmentFile.readIfPresent(
-                    path(cache, range), cache.spec(), cache.fingerprint(), range)
-                .orElse(null);
+            Block block =
+                SegmentFile.readIfPresent(
+                        path(cache, range), cache.spec(), cache.fingerprint(), range)
+                    .orElse(null);
+            found = block != null;
+            return block;
           } catch (IOException e) {
             throw new UncheckedIOException(e);
+          } finally {
+            if (found) {
+              metrics.segmentRead(System.nanoTime() - started);
+            }
           }
         },
         io);
   }
 
-  /** Writes {@code block} (never mutated afterwards) as its range's segment, crash-safely. */
-  public static CompletableFuture<Void> write(CacheDefinition cache, Block block, Executor io) {
+  /**
+   * Writes {@code block} (never mutated afterwards) as its range's segment, crash-safely; a durable
+   * write is timed into {@code metrics}.
+   */
+  public static CompletableFuture<Void> write(
+      CacheDefinition cache, Block block, Executor io, NodeMetrics metrics) {
     return CompletableFuture.runAsync(
         () -> {
+          long started = System.nanoTime();
           try {
             Files.createDirectories(cache.segmentDir());
             SegmentFile.write(path(cache, block.range()), block, cache.fingerprint());
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }
+          metrics.segmentWritten(System.nanoTime() - started); // durable writes only
         },
         io);
   }

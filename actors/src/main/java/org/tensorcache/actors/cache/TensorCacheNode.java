@@ -37,6 +37,7 @@ public final class TensorCacheNode implements Extension {
   private final NodeSettings settings;
   private final MemorySettings memory;
   private final HotTier hotTier;
+  private final NodeMetrics metrics = new NodeMetrics();
   private final java.util.concurrent.atomic.AtomicLong computedExamples =
       new java.util.concurrent.atomic.AtomicLong();
   private final ActorSystem<?> system;
@@ -85,6 +86,11 @@ public final class TensorCacheNode implements Extension {
   /** The hot tier: values of caches replicated by reference, within the memory budget. */
   public HotTier hotTier() {
     return hotTier;
+  }
+
+  /** What this node has done: counters and latency histograms that exporters read. */
+  public NodeMetrics metrics() {
+    return metrics;
   }
 
   /** The memory budget and prefetch settings. */
@@ -150,9 +156,10 @@ public final class TensorCacheNode implements Extension {
     return computedExamples.get();
   }
 
-  /** Counts examples just computed on this node. */
-  public void addComputed(long examples) {
+  /** Counts examples of {@code cacheId} just computed on this node. */
+  public void addComputed(String cacheId, long examples) {
     computedExamples.addAndGet(examples);
+    metrics.examplesComputed(cacheId, examples);
   }
 
   /**

@@ -13,6 +13,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.pattern.AskTimeoutException;
 import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.session.RunConfig;
 import org.tensorcache.actors.session.SessionStep;
@@ -84,7 +85,11 @@ public final class SessionClient implements Iterable<TrainingBatch> {
     }
     expected = step + 1;
     prefetch(step + 1);
+    long started = System.nanoTime();
     Object[] ahead = client.local().takePrefetched(session.getEntityId(), step, served.indices());
+    if (ahead != null) { // a lookup too, answered ahead of time
+      client.local().metrics().lookupServed(NodeMetrics.LookupPath.MEMBER, started);
+    }
     Batch values =
         ahead != null
             ? new Batch(client.local().spec(cacheId), served.indices(), ahead)

@@ -2,6 +2,7 @@ package org.tensorcache.actors.client;
 
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupChecks;
@@ -17,6 +18,7 @@ import org.tensorcache.store.spec.CacheSpec;
  * IllegalArgumentException} that names it; nothing in the cluster changes.
  */
 public final class TensorCacheClient {
+  private static final NodeMetrics.LookupPath MEMBER = NodeMetrics.LookupPath.MEMBER;
   private final ActorSystem<?> system;
   private final TensorCacheNode node;
   private final LocalLookup lookup;
@@ -58,7 +60,7 @@ public final class TensorCacheClient {
    */
   public Batch lookup(String cacheId, long[] indices) {
     Batch batch = newBatch(cacheId, indices);
-    lookup.lookupInto(cacheId, indices, batch.values());
+    lookup.lookupInto(cacheId, indices, batch.values(), MEMBER);
     return batch;
   }
 
@@ -70,13 +72,15 @@ public final class TensorCacheClient {
    * {@code out} may hold part of the values.
    */
   public void lookupInto(String cacheId, long[] indices, Object[] out) {
-    lookup.lookupInto(cacheId, indices, out);
+    lookup.lookupInto(cacheId, indices, out, MEMBER);
   }
 
   /** The values of {@code indices}; completes exceptionally with the reason when it cannot. */
   public CompletionStage<Batch> lookupAsync(String cacheId, long[] indices) {
     Batch batch = newBatch(cacheId, indices);
-    return lookup.lookupIntoAsync(cacheId, indices, batch.values()).thenApply(done -> batch);
+    return lookup
+        .lookupIntoAsync(cacheId, indices, batch.values(), MEMBER)
+        .thenApply(done -> batch);
   }
 
   /** The node's lookup path, which sessions prefetch through. */
@@ -85,8 +89,13 @@ public final class TensorCacheClient {
   }
 
   private Batch newBatch(String cacheId, long[] indices) {
-    CacheSpec spec = lookup.spec(cacheId);
-    LookupChecks.checkSize(cacheId, indices, node.settings());
-    return new Batch(spec, indices, LookupChecks.newValues(spec, indices.length));
+    try {
+      CacheSpec spec = lookup.spec(cacheId);
+      LookupChecks.checkSize(cacheId, indices, node.settings());
+      return new Batch(spec, indices, LookupChecks.newValues(spec, indices.length));
+    } catch (IllegalArgumentException e) {
+      node.metrics().lookupFailed(MEMBER, NodeMetrics.FailureReason.BAD_REQUEST);
+      throw e;
+    }
   }
 }

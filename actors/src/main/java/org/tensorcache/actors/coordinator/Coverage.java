@@ -2,14 +2,18 @@ package org.tensorcache.actors.coordinator;
 
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * What the coordinator has seen of each range in the replicas: the block itself when its values are
- * gossiped, or only how many of its examples are present when it is replicated by reference.
+ * gossiped, or only how many of its examples are present when it is replicated by reference; since
+ * when each range is complete, which segments were rejected at restore, and whether the restore of
+ * each cache is over.
  */
 final class Coverage {
   private final Map<String, Block[]> blocks = new HashMap<>();
@@ -17,6 +21,10 @@ final class Coverage {
   private final Map<String, int[]> lengths = new HashMap<>();
   // segments read back after a start and not yet checked: not counted as persisted until they are
   private final Map<String, BitSet> verifying = new HashMap<>();
+  // System.nanoTime() when the coordinator first saw each range complete; 0 while it is not
+  private final Map<String, long[]> completeSince = new HashMap<>();
+  private final Map<String, BitSet> rejected = new HashMap<>();
+  private final Set<String> restored = new HashSet<>();
 
   void add(CacheDefinition d) {
     add(d.cacheId(), d.spec());
@@ -32,6 +40,18 @@ final class Coverage {
     }
     lengths.put(cacheId, length);
     verifying.put(cacheId, new BitSet(ranges));
+    completeSince.put(cacheId, new long[ranges]);
+    rejected.put(cacheId, new BitSet(ranges));
+  }
+
+  /** Every segment of the cache known at start is checked and back in the replicas, or lost. */
+  void restored(String cacheId) {
+    restored.add(cacheId);
+  }
+
+  /** A range's segment failed its checks at restore: it is computed again. */
+  void rejected(String cacheId, int range) {
+    rejected.get(cacheId).set(range);
   }
 
   /** Marks a range whose segment is being read back and checked. */
@@ -65,12 +85,18 @@ final class Coverage {
   /** Records a gossiped block. */
   void block(String cacheId, Block block) {
     blocks.get(cacheId)[block.range()] = block;
-    present.get(cacheId)[block.range()] = block.presentCount();
+    presence(cacheId, block.range(), block.presentCount());
   }
 
   /** Records the presence count of a range replicated by reference. */
   void presence(String cacheId, int range, int count) {
     present.get(cacheId)[range] = count;
+    long[] since = completeSince.get(cacheId);
+    if (!complete(cacheId, range)) {
+      since[range] = 0;
+    } else if (since[range] == 0) {
+      since[range] = System.nanoTime();
+    }
   }
 
   /** The gossiped block of a range, or null. */
@@ -102,21 +128,64 @@ final class Coverage {
     return c;
   }
 
+  /**
+   * The state of every range ({@link Coordinator.CacheStatus#PERSISTED} and so on): persisted and
+   * checked, else complete in the replicas, else rejected at restore, else computing (some of its
+   * examples present), else missing.
+   */
+  byte[] rangeStates(String cacheId, CoordinatorState.CacheProgress progress) {
+    byte[] states = new byte[ranges(cacheId)];
+    BitSet unchecked = verifying.get(cacheId);
+    for (int r = 0; r < states.length; r++) {
+      states[r] =
+          progress.isPersisted(r) && !unchecked.get(r)
+              ? Coordinator.CacheStatus.PERSISTED
+              : complete(cacheId, r)
+                  ? Coordinator.CacheStatus.COMPLETE
+                  : rejected.get(cacheId).get(r)
+                      ? Coordinator.CacheStatus.REJECTED
+                      : present.get(cacheId)[r] > 0
+                          ? Coordinator.CacheStatus.COMPUTING
+                          : Coordinator.CacheStatus.MISSING;
+    }
+    return states;
+  }
+
+  /**
+   * How long the oldest range that is complete in the replicas has waited for its segment to be
+   * recorded persisted, in milliseconds; 0 when none waits.
+   */
+  long unpersistedMillis(String cacheId, CoordinatorState.CacheProgress progress) {
+    long now = System.nanoTime();
+    long oldest = 0;
+    long[] since = completeSince.get(cacheId);
+    for (int r = 0; r < since.length; r++) {
+      if (since[r] != 0 && !progress.isPersisted(r)) {
+        oldest = Math.max(oldest, now - since[r]);
+      }
+    }
+    return oldest / 1_000_000;
+  }
+
   /** Coverage and persistence of every cache, for {@link Coordinator.GetStatus}. */
   Coordinator.Status status(CoordinatorState state, java.util.List<CacheDefinition> caches) {
     java.util.List<Coordinator.CacheStatus> out = new java.util.ArrayList<>();
     for (CacheDefinition d : caches) {
       CoordinatorState.CacheProgress p = state.progress(d.cacheId());
-      boolean known = knows(d.cacheId());
+      String id = d.cacheId();
+      boolean known = knows(id);
       out.add(
           new Coordinator.CacheStatus(
-              d.cacheId(),
+              id,
               d.spec().n(),
-              known ? present(d.cacheId()) : 0,
+              known ? present(id) : 0,
               d.spec().rangeCount(),
-              known ? completeRanges(d.cacheId()) : 0,
-              known ? persistedRanges(d.cacheId(), p) : p.persistedCount(),
-              p.filling()));
+              known ? completeRanges(id) : 0,
+              known ? persistedRanges(id, p) : p.persistedCount(),
+              p.filling(),
+              restored.contains(id),
+              known ? unpersistedMillis(id, p) : 0,
+              known ? rangeStates(id, p) : new byte[d.spec().rangeCount()]));
     }
     return new Coordinator.Status(out.toArray(Coordinator.CacheStatus[]::new));
   }

@@ -34,7 +34,7 @@ final class Restoration<C> {
     // listing and reading segments blocks: it runs on the I/O dispatcher, not the actor's thread
     this.restorer =
         ctx.spawn(
-            SegmentRestorer.create(node.ioExecutor()),
+            SegmentRestorer.create(node.ioExecutor(), node.metrics()),
             "segment-restorer",
             DispatcherSelector.fromConfig("tensorcache.io-dispatcher"));
   }
@@ -58,6 +58,10 @@ final class Restoration<C> {
       throw new IllegalStateException(
           "segments of " + r.cacheId() + " cannot be listed", r.failure());
     }
+    if (r.range() == SegmentRestorer.DONE) {
+      coverage.restored(r.cacheId());
+      return null;
+    }
     boolean persisted = state.progress(r.cacheId()).isPersisted(r.range());
     coverage.verified(r.cacheId(), r.range()); // a lost range is no longer persisted either
     if (r.failure() != null || r.block() == null) {
@@ -65,6 +69,10 @@ final class Restoration<C> {
           r.failure() == null
               ? new IllegalStateException("segment of range " + r.range() + " is missing")
               : r.failure().getCause() != null ? r.failure().getCause() : r.failure();
+      if (r.failure() != null) { // truncated, corrupt or foreign: recomputed, never served
+        coverage.rejected(r.cacheId(), r.range());
+        node.metrics().segmentRejected(r.cacheId());
+      }
       ctx.getLog()
           .warn(
               "range {} of {} not restored, it will be computed again: {}",

@@ -36,7 +36,7 @@ final class SegmentWrites<C> {
       return;
     }
     ctx.pipeToSelf(
-        SegmentIo.write(node.definition(cacheId), block, node.ioExecutor()),
+        SegmentIo.write(node.definition(cacheId), block, node.ioExecutor(), node.metrics()),
         (ok, failure) -> done.of(cacheId, block.range(), failure));
   }
 
@@ -48,6 +48,7 @@ final class SegmentWrites<C> {
           .error("segment of range {} of {} not written: {}", range, cacheId, failure.toString());
       return null;
     }
+    node.metrics().rangePersisted(cacheId, node.definition(cacheId).spec().rangeLength(range));
     return new RangePersisted(cacheId, range);
   }
 }

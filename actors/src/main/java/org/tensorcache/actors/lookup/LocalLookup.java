@@ -12,6 +12,7 @@ import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.replica.ReplicaView;
@@ -115,6 +116,65 @@ public final class LocalLookup implements Extension {
       Thread.currentThread().interrupt();
       throw new LookupFailedException("interrupted while the lookup was computed", e);
     }
+  }
+
+  /** Like {@link #lookupInto}, counted and timed in the node's metrics under {@code path}. */
+  public void lookupInto(
+      String cacheId, long[] indices, Object[] out, NodeMetrics.LookupPath path) {
+    long started = System.nanoTime();
+    try {
+      lookupInto(cacheId, indices, out);
+    } catch (RuntimeException e) {
+      node.metrics().lookupFailed(path, reasonOf(e));
+      throw e;
+    }
+    node.metrics().lookupServed(path, started);
+  }
+
+  /** Like {@link #lookupIntoAsync}, counted and timed in the node's metrics under {@code path}. */
+  public CompletionStage<Void> lookupIntoAsync(
+      String cacheId, long[] indices, Object[] out, NodeMetrics.LookupPath path) {
+    long started = System.nanoTime();
+    CompletionStage<Void> done;
+    try {
+      done = lookupIntoAsync(cacheId, indices, out);
+    } catch (RuntimeException e) {
+      node.metrics().lookupFailed(path, reasonOf(e));
+      throw e;
+    }
+    return done.whenComplete(
+        (ok, failure) -> {
+          if (failure == null) {
+            node.metrics().lookupServed(path, started);
+          } else {
+            node.metrics().lookupFailed(path, reasonOf(failure));
+          }
+        });
+  }
+
+  /** The node's metrics, which the lookup port records its connections in. */
+  public NodeMetrics metrics() {
+    return node.metrics();
+  }
+
+  /**
+   * Why a lookup failed: bad input ({@link IllegalArgumentException}), the lookup timeout (a {@link
+   * TimeoutException} on the way, or the lookup actor's "not computed within"), or anything else.
+   */
+  static NodeMetrics.FailureReason reasonOf(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof IllegalArgumentException) {
+        return NodeMetrics.FailureReason.BAD_REQUEST;
+      }
+      if (t instanceof TimeoutException
+          || String.valueOf(t.getMessage()).contains(LookupActor.NOT_COMPUTED_WITHIN)) {
+        return NodeMetrics.FailureReason.TIMEOUT;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return NodeMetrics.FailureReason.FAILED;
   }
 
   /**

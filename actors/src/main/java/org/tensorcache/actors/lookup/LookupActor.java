@@ -55,6 +55,9 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   /** Where every node's lookup actor lives, below the node's address. */
   public static final String PATH = "/system/" + NAME;
 
+  /** How the reply to a lookup that ran past the lookup timeout begins its reason. */
+  static final String NOT_COMPUTED_WITHIN = "not computed within";
+
   /** What the lookup actor receives. */
   public interface Command extends KryoSerializable {}
 
@@ -289,7 +292,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
       return failure.getMessage();
     }
     long waited = (System.nanoTime() - p.start) / 1_000_000;
-    String timeout = "not computed within " + settings.lookupTimeout().toMillis() + " ms";
+    String timeout = NOT_COMPUTED_WITHIN + " " + settings.lookupTimeout().toMillis() + " ms";
     return waited < settings.lookupTimeout().toMillis() + 1_000
         ? timeout
         : String.format(

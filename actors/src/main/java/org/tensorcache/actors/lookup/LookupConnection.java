@@ -118,6 +118,9 @@ final class LookupConnection implements Runnable {
         if (refusal != null) {
           if (refusal.startsWith(UNAUTHORIZED)) {
             log.info("lookup connection from {} refused: {}", peer, refusal);
+            lookup.metrics().portRejected(refusal.contains("wrong token") ? "token" : "no_auth");
+          } else {
+            lookup.metrics().portRejected("protocol");
           }
           return;
         }
@@ -126,6 +129,7 @@ final class LookupConnection implements Runnable {
     } catch (SSLException e) {
       if (!c.isClosed()) {
         log.info("lookup connection from {}: TLS failed: {}", peer, e.getMessage());
+        lookup.metrics().portRejected("tls");
       }
     } catch (EOFException | SocketException e) {
       // the client went away, the connection was past its deadline, or the endpoint is closing
@@ -133,6 +137,7 @@ final class LookupConnection implements Runnable {
       log.warn("lookup connection from {} failed: {}", peer, e.toString());
     } finally {
       connections.remove(c);
+      lookup.metrics().portClosed();
     }
   }
 
@@ -149,12 +154,13 @@ final class LookupConnection implements Runnable {
 
   private ByteBuffer answer(LookupWire.Request request, LookupFrames frames) {
     String cacheId = request.cacheId();
+    long started = System.nanoTime();
     try {
       if (request.op() == LookupWire.DESCRIBE) {
         return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
       }
       if (request.session() != null) {
-        return sessions.answer(request, frames);
+        return PortLookups.served(lookup, request, started, sessions.answer(request, frames));
       }
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);
@@ -163,10 +169,16 @@ final class LookupConnection implements Runnable {
       LookupWire.checkReplySize(cacheId, spec, indices.length);
       Object[] values = LookupChecks.newValues(spec, indices.length);
       lookup.lookupInto(cacheId, indices, values);
-      return LookupValues.encodeValues(frames, request.version(), spec, values);
+      return PortLookups.served(
+          lookup,
+          request,
+          started,
+          LookupValues.encodeValues(frames, request.version(), spec, values));
     } catch (IllegalArgumentException e) {
+      PortLookups.failed(lookup, request, e);
       return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
     } catch (LookupFailedException e) {
+      PortLookups.failed(lookup, request, e);
       return LookupWire.encodeError(frames, LookupWire.FAILED, e.getMessage());
     }
   }

@@ -199,9 +199,11 @@ public final class LookupEndpoint implements AutoCloseable {
       PortConnections.Conn c =
           new PortConnections.Conn(socket, System.nanoTime() + first.toNanos());
       if (!connections.admit(c)) {
+        lookup.metrics().portRefused();
         refuse(socket);
         continue;
       }
+      lookup.metrics().portAccepted();
       LookupConnection connection =
           new LookupConnection(c, lookup, sessions, settings, security, maxRequest, connections);
       Thread t = new Thread(connection, "tensorcache-lookup-" + socket.getPort());

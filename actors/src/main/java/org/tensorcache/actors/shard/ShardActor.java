@@ -142,8 +142,7 @@ public final class ShardActor {
     this.pipeline =
         new MicroBatchPipeline<>(ctx, node, cache, current.length(), MicroBatchDone::new);
     this.byReference = node.byReference(cache.cacheId());
-    this.segment =
-        new ShardSegment<>(ctx, cache, range, node.ioExecutor(), SegmentWritten::new, reports);
+    this.segment = new ShardSegment<>(ctx, cache, range, node, SegmentWritten::new, reports);
     this.replica =
         new ShardReplica<>(
             ctx,
@@ -242,8 +241,12 @@ public final class ShardActor {
       String reason = MicroBatchPipeline.reason(done.failure());
       waiters.fail(pipeline.plan(), done.microBatch(), current, reason);
     } else {
+      boolean wasComplete = current.isComplete();
       current.mergeInPlace(part);
-      node.addComputed(done.output().size());
+      node.addComputed(cache.cacheId(), done.output().size());
+      if (!wasComplete && current.isComplete()) {
+        node.metrics().rangeCompleted(cache.cacheId());
+      }
       // one line per micro-batch, at DEBUG: what fault-injection tests count to prove that no
       // persisted work is computed again
       ctx.getLog()

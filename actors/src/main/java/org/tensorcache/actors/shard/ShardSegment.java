@@ -1,11 +1,11 @@
 package org.tensorcache.actors.shard;
 
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.SegmentIo;
+import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.store.block.Block;
 
 /**
@@ -18,7 +18,7 @@ final class ShardSegment<C> {
   private final ActorContext<C> ctx;
   private final CacheDefinition cache;
   private final int range;
-  private final Executor io;
+  private final TensorCacheNode node;
   private final Function<Throwable, C> written;
   private final ActorRef<ShardActor.RangeWritten> reports;
   private boolean writing;
@@ -29,14 +29,14 @@ final class ShardSegment<C> {
       ActorContext<C> ctx,
       CacheDefinition cache,
       int range,
-      Executor io,
+      TensorCacheNode node,
       Function<Throwable, C> written,
       ActorRef<ShardActor.RangeWritten> reports) {
     this.ctx = ctx;
     this.reports = reports;
     this.cache = cache;
     this.range = range;
-    this.io = io;
+    this.node = node;
     this.written = written;
   }
 
@@ -46,12 +46,13 @@ final class ShardSegment<C> {
    * computed again.
    */
   void read(java.util.function.BiFunction<Block, Throwable, C> checked) {
-    ctx.pipeToSelf(SegmentIo.read(cache, range, io), checked::apply);
+    ctx.pipeToSelf(SegmentIo.read(cache, range, node.ioExecutor(), node.metrics()), checked::apply);
   }
 
   /** The block {@link #read} found (null when none or unusable); a complete one needs no write. */
   Block verified(Block block, Throwable failure) {
     if (failure != null) {
+      node.metrics().segmentRejected(cache.cacheId());
       ctx.getLog()
           .warn(
               "segment of range {} of {} not used: {}",
@@ -78,7 +79,8 @@ final class ShardSegment<C> {
     }
     writing = true;
     ctx.pipeToSelf(
-        SegmentIo.write(cache, current.copy(), io), (ok, failure) -> written.apply(failure));
+        SegmentIo.write(cache, current.copy(), node.ioExecutor(), node.metrics()),
+        (ok, failure) -> written.apply(failure));
   }
 
   /** The write ended: {@code failure} is null when the segment is durable. */
@@ -94,6 +96,7 @@ final class ShardSegment<C> {
       return;
     }
     done = true;
+    node.metrics().rangePersisted(cache.cacheId(), cache.spec().rangeLength(range));
     report();
   }
 

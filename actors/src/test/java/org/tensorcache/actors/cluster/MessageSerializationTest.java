@@ -62,7 +62,8 @@ class MessageSerializationTest {
     long[] indices = {0, 17, 1L << 40, -1};
     float[][] values = {{1f, Float.NEGATIVE_INFINITY, -0f, Float.NaN}, {2.5f, 3f, 4f, 5f}};
     Coordinator.CacheStatus cache =
-        new Coordinator.CacheStatus("dpo-ref-ab12", 2000, 1536, 4, 3, 2, true);
+        new Coordinator.CacheStatus(
+            "dpo-ref-ab12", 2000, 1536, 4, 3, 2, true, true, 1500, new byte[] {3, 3, 2, 4});
     LookupActor.CacheTiers tiers =
         new LookupActor.CacheTiers(
             "dpo-ref-ab12",

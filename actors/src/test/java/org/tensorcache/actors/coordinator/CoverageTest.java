@@ -1,6 +1,8 @@
 package org.tensorcache.actors.coordinator;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,5 +36,40 @@ class CoverageTest {
     coverage.verified("c-1", 2); // found damaged: the journal records it lost
     CoordinatorState after = journal.apply(new RangeLost("c-1", 2, "truncated"));
     assertEquals(3, coverage.persistedRanges("c-1", after.progress("c-1")));
+  }
+
+  @Test
+  void eachRangeHasOneStateAndTheLagIsTheOldestCompleteRangeNotPersisted() throws Exception {
+    CacheSpec spec = new CacheSpec("c", 50, List.of(FieldSpec.scalar("x")), 10);
+    Coverage coverage = new Coverage();
+    coverage.add("c-1", spec);
+    CoordinatorState journal =
+        CoordinatorState.empty()
+            .apply(new RangePersisted("c-1", 0))
+            .apply(new RangePersisted("c-1", 3));
+    coverage.verifying("c-1", 3); // still read back: not persisted yet for anyone asking
+    coverage.presence("c-1", 0, 10);
+    coverage.presence("c-1", 1, 10); // complete, its segment not recorded
+    coverage.presence("c-1", 2, 4);
+    coverage.rejected("c-1", 4); // its segment failed its checks, nothing computed again yet
+    CoordinatorState.CacheProgress p = journal.progress("c-1");
+    assertArrayEquals(
+        new byte[] {
+          Coordinator.CacheStatus.PERSISTED,
+          Coordinator.CacheStatus.COMPLETE,
+          Coordinator.CacheStatus.COMPUTING,
+          Coordinator.CacheStatus.MISSING,
+          Coordinator.CacheStatus.REJECTED
+        },
+        coverage.rangeStates("c-1", p));
+
+    Thread.sleep(30);
+    assertTrue(coverage.unpersistedMillis("c-1", p) >= 30, "range 1 waits for its segment");
+    CoordinatorState.CacheProgress written =
+        journal.apply(new RangePersisted("c-1", 1)).progress("c-1");
+    assertEquals(0, coverage.unpersistedMillis("c-1", written));
+
+    coverage.presence("c-1", 4, 10); // computed again: complete, no longer shown rejected
+    assertEquals(Coordinator.CacheStatus.COMPLETE, coverage.rangeStates("c-1", written)[4]);
   }
 }
