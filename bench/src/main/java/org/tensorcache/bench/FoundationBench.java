@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
 public final class FoundationBench implements Callable<Integer> {
   /** The parts, in the order a full run takes them. */
   static final List<String> PARTS =
-      List.of("runner", "segments", "cluster", "byo", "micro", "remote", "scale");
+      List.of("runner", "segments", "cluster", "byo", "micro", "remote", "tiers", "scale");
 
   @Option(names = "--quick", description = "Smaller runs (a few minutes in all).")
   boolean quick;
@@ -39,7 +39,7 @@ public final class FoundationBench implements Callable<Integer> {
       description =
           "One part: runner, segments, cluster, byo (your own model; needs Python with torch and"
               + " transformers: TENSORCACHE_PYTHON, else python3, else a venv it makes), micro,"
-              + " remote (needs redis-server), scale.")
+              + " remote (needs redis-server), tiers (a cache ten times the memory budget), scale.")
   String only;
 
   @Option(
@@ -57,12 +57,15 @@ public final class FoundationBench implements Callable<Integer> {
   Path work;
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only runner|segments|micro|cluster|byo|remote|scale]
-   * [--out FILE] [--work DIR]}; {@code remote} (lookups from a process without a replica next to
-   * Redis MGET) needs {@code redis-server} and is left out, saying so, where there is none; {@code
-   * byo} (a Hugging Face model of one's own next to a bare DJL loop and PyTorch eager mode) needs
-   * Python with torch and transformers ({@code $TENSORCACHE_PYTHON}, else {@code python3}, else a
-   * venv it makes) and leaves out what it cannot run, saying so.
+   * Usage: {@code FoundationBench [--quick] [--only
+   * runner|segments|micro|cluster|byo|remote|tiers|scale] [--out FILE] [--work DIR]}; {@code tiers}
+   * (a cache ten times the hot tier's budget: fills, a trainer's steps with and without prefetch,
+   * all in memory, random lookups) writes {@code tiers.json} and {@code tiers.png}; {@code remote}
+   * (lookups from a process without a replica next to Redis MGET) needs {@code redis-server} and is
+   * left out, saying so, where there is none; {@code byo} (a Hugging Face model of one's own next
+   * to a bare DJL loop and PyTorch eager mode) needs Python with torch and transformers ({@code
+   * $TENSORCACHE_PYTHON}, else {@code python3}, else a venv it makes) and leaves out what it cannot
+   * run, saying so.
    */
   public static void main(String[] args) {
     int code =
@@ -145,6 +148,11 @@ public final class FoundationBench implements Callable<Integer> {
       } else {
         System.out.println("left out: no redis-server on the PATH (Debian: apt-get install redis)");
       }
+    }
+    if (only == null || only.equals("tiers")) {
+      System.out.println(
+          "== memory tiers: a cache ten times the node's budget, in trainer and random order ==");
+      TiersBench.run(work, resultsDir, quick);
     }
     if (only == null || only.equals("scale")) {
       System.out.println("== memory per cached float, and how costs grow with N and nodes ==");

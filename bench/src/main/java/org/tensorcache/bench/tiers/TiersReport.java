@@ -1,0 +1,206 @@
+package org.tensorcache.bench.tiers;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.tensorcache.bench.report.Charts;
+
+/**
+ * The figures of the memory-tiers benchmark: the results file's sections, the table and target
+ * lines printed beside them, and the chart of p50 and p99 per configuration.
+ */
+public final class TiersReport {
+  /** A trainer's step with prefetch may take at most this many times the all-in-memory step. */
+  static final double PREFETCH_P50_TARGET = 1.5;
+
+  /** Share of a prefetching trainer's values after its first step that must be hot. */
+  static final double HOT_SHARE_TARGET = 0.99;
+
+  /** The fill with the budget next to the fill without it. */
+  static final double FILL_RATIO_TARGET = 0.95;
+
+  /**
+   * A trainer's steps on one node.
+   *
+   * @param session through a session, {@code next()} timed
+   * @param dataPath the same calls without the session ({@link DataPath})
+   */
+  public record Runs(TrainerLoop.Result session, TrainerLoop.Result dataPath) {}
+
+  private final TierConfig config;
+  private final Fills fills;
+  private final Runs prefetch;
+  private final Runs noPrefetch;
+  private final Runs inMemory;
+  private final int passes;
+  private final Timings lookupInto;
+  private final Timings array;
+  private final Map<String, Object> random;
+
+  /**
+   * The figures of one run.
+   *
+   * @param fills the fills with the budget, without it, and with it again
+   * @param passes the passes over every index that made every range hot
+   * @param lookupInto all-in-memory lookups of the in-memory session's batches, without it
+   * @param array the plain array gathers of the same batches
+   * @param random the random lookups within the budget
+   */
+  public TiersReport(
+      TierConfig config,
+      Fills fills,
+      Runs prefetch,
+      Runs noPrefetch,
+      Runs inMemory,
+      int passes,
+      Timings lookupInto,
+      Timings array,
+      Map<String, Object> random) {
+    this.config = config;
+    this.fills = fills;
+    this.prefetch = prefetch;
+    this.noPrefetch = noPrefetch;
+    this.inMemory = inMemory;
+    this.passes = passes;
+    this.lookupInto = lookupInto;
+    this.array = array;
+    this.random = random;
+  }
+
+  /** The sections of the results file. */
+  public Map<String, Object> figures() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("fill", fills.toMap());
+    m.put("trainer_prefetch", runs(prefetch));
+    m.put("trainer_no_prefetch", runs(noPrefetch));
+    Map<String, Object> all = runs(inMemory);
+    all.put("passes_to_all_hot", passes);
+    all.put("lookup_into_same_batches", lookupInto.toMap());
+    m.put("trainer_in_memory", all);
+    m.put("plain_array_same_batches", array.toMap());
+    m.put("random_lookups", random);
+    Map<String, Object> targets = new LinkedHashMap<>();
+    targets.put("prefetch_p50_over_in_memory_next", round2(ratio(Runs::session)));
+    targets.put("prefetch_p50_over_in_memory_data_path", round2(ratio(Runs::dataPath)));
+    targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
+    double hot = prefetch.session().afterFirstStep().hotShare();
+    targets.put("hot_share_after_first_step", Math.round(hot * 10_000) / 10_000.0);
+    targets.put("hot_share_target", HOT_SHARE_TARGET);
+    targets.put("fill_ratio", round2(fills.ratio()));
+    targets.put("fill_ratio_target", FILL_RATIO_TARGET);
+    m.put("targets", targets);
+    return m;
+  }
+
+  /** Prints the table and one line per target. */
+  public void print() {
+    System.out.printf(
+        "%-46s %9s %9s %10s %9s%n",
+        "B=" + config.batch(), "p50 us", "p99 us", "batches/s", "hot share");
+    row("trainer, prefetch: session next()", prefetch.session());
+    row("trainer, prefetch: data path", prefetch.dataPath());
+    row("trainer, no prefetch: session next()", noPrefetch.session());
+    row("trainer, no prefetch: data path", noPrefetch.dataPath());
+    row("trainer, all in memory: session next()", inMemory.session());
+    row("trainer, all in memory: data path", inMemory.dataPath());
+    row("same batches, all in memory: lookupInto", lookupInto, "");
+    row("same batches, plain short[] gather", array, "");
+    Map<?, ?> hits = (Map<?, ?>) random.get("hits");
+    System.out.printf(
+        "%-46s %9s %9s %10s %9s%n",
+        "random order, budget: lookupInto",
+        random.get("p50_us"),
+        random.get("p99_us"),
+        random.get("batches_per_s"),
+        hits.get("hot_share"));
+    System.out.println(fills.line(FILL_RATIO_TARGET));
+    System.out.printf(
+        "trainer with prefetch p50 / all in memory p50: session next() %.2f, data path %.2f"
+            + " (target <= %.1f): target %s for next(), %s for the data path%n",
+        ratio(Runs::session),
+        ratio(Runs::dataPath),
+        PREFETCH_P50_TARGET,
+        met(ratio(Runs::session) <= PREFETCH_P50_TARGET),
+        met(ratio(Runs::dataPath) <= PREFETCH_P50_TARGET));
+    TrainerLoop.Result s = prefetch.session();
+    double hot = s.afterFirstStep().hotShare();
+    System.out.printf(
+        "hot hits after the first step %.2f%% (target >= %.0f%%): target %s; mean prefetch lead"
+            + " %.1f steps; peak held %.2f MiB of a %.2f MiB budget%n",
+        hot * 100,
+        HOT_SHARE_TARGET * 100,
+        met(hot >= HOT_SHARE_TARGET),
+        s.meanPrefetchLead(),
+        s.peakBytesHeld() / 1048576.0,
+        s.budgetBytes() / 1048576.0);
+  }
+
+  /**
+   * Writes the bar chart of p50 and p99 per configuration (logarithmic: they span decades): {@code
+   * next} the session's steps, {@code path} the same without the session, with prefetch ({@code
+   * pref.}), without ({@code none}) and all in memory ({@code mem.}); the plain array gather of the
+   * in-memory steps' rows; random lookups within the budget.
+   */
+  public void chart(Path png) throws IOException {
+    Map<String, Double> p50 = new LinkedHashMap<>();
+    Map<String, Double> p99 = new LinkedHashMap<>();
+    put(p50, p99, "next: pref.", prefetch.session().timings());
+    put(p50, p99, "next: none", noPrefetch.session().timings());
+    put(p50, p99, "next: mem.", inMemory.session().timings());
+    put(p50, p99, "path: pref.", prefetch.dataPath().timings());
+    put(p50, p99, "path: none", noPrefetch.dataPath().timings());
+    put(p50, p99, "path: mem.", inMemory.dataPath().timings());
+    put(p50, p99, "short[]", array);
+    p50.put("random", ((Number) random.get("p50_us")).doubleValue());
+    p99.put("random", ((Number) random.get("p99_us")).doubleValue());
+    Map<String, Map<String, Double>> series = new LinkedHashMap<>();
+    series.put("p50", p50);
+    series.put("p99", p99);
+    Charts.bars(
+        png,
+        String.format(
+            "B = %d rows of a cache %dx the budget (%d MiB / %d MiB)",
+            config.batch(),
+            config.cacheBytes() / config.budgetBytes(),
+            config.cacheBytes() >> 20,
+            config.budgetBytes() >> 20),
+        "us per batch (log)",
+        series,
+        true);
+  }
+
+  private Map<String, Object> runs(Runs r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("session_next", r.session().toMap());
+    m.put("data_path", r.dataPath().toMap());
+    return m;
+  }
+
+  private double ratio(java.util.function.Function<Runs, TrainerLoop.Result> which) {
+    return which.apply(prefetch).timings().p50Us() / which.apply(inMemory).timings().p50Us();
+  }
+
+  private static void put(
+      Map<String, Double> p50, Map<String, Double> p99, String name, Timings t) {
+    p50.put(name, t.p50Us());
+    p99.put(name, t.p99Us());
+  }
+
+  private void row(String name, TrainerLoop.Result r) {
+    row(name, r.timings(), String.format("%.4f", r.afterFirstStep().hotShare()));
+  }
+
+  private void row(String name, Timings t, String hotShare) {
+    System.out.printf(
+        "%-46s %9.1f %9.1f %10.0f %9s%n", name, t.p50Us(), t.p99Us(), t.batchesPerS(), hotShare);
+  }
+
+  private static String met(boolean met) {
+    return met ? "met" : "missed";
+  }
+
+  private static double round2(double x) {
+    return Math.round(x * 100) / 100.0;
+  }
+}
