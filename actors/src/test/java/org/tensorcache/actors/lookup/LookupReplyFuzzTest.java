@@ -57,6 +57,10 @@ class LookupReplyFuzzTest {
    * Byte 0 picks the reply read, byte 1 the cache of its values, byte 2 the number of indices asked
    * for (GET); the frame follows.
    */
+  static {
+    Allocations.warmUpFrames(LookupFrames.MAX_FRAME);
+  }
+
   @FuzzTest(maxDuration = "3m")
   void decodeReply(byte[] input) throws IOException {
     if (input.length < 3) {

@@ -27,6 +27,10 @@ class LookupRequestFuzzTest {
   /** R, the request limit of a node with the default max-batch. */
   private static final int MAX_REQUEST = LookupWire.maxRequest(65_536);
 
+  static {
+    Allocations.warmUpFrames(MAX_REQUEST);
+  }
+
   @FuzzTest(maxDuration = "3m")
   void decodeRequests(byte[] stream) throws IOException {
     LookupFrames frames = new LookupFrames();
