@@ -78,6 +78,12 @@ public final class BlockCodec {
       long n = in.getLong();
       int rangeSize = in.getInt();
       int fieldCount = in.getInt();
+      // a field takes at least 9 bytes (an empty name, the dtype, the rank): no allocation by a
+      // count the bytes cannot hold
+      if (fieldCount < 0 || fieldCount > in.remaining() / 9) {
+        throw new IllegalArgumentException(
+            fieldCount + " fields in a block message of " + bytes.length + " bytes");
+      }
       List<FieldSpec> fields = new ArrayList<>(fieldCount);
       for (int f = 0; f < fieldCount; f++) {
         String field = getString(in);
@@ -86,7 +92,18 @@ public final class BlockCodec {
           throw new IllegalArgumentException("dtype " + ordinal + " in a block message");
         }
         DType dtype = DType.values()[ordinal];
-        int[] shape = new int[in.getInt()];
+        int rank = in.getInt();
+        if (rank < 0 || rank > in.remaining() / 4) {
+          throw new IllegalArgumentException(
+              "rank "
+                  + rank
+                  + " of field '"
+                  + field
+                  + "' in a block message of "
+                  + bytes.length
+                  + " bytes");
+        }
+        int[] shape = new int[rank];
         for (int d = 0; d < shape.length; d++) {
           shape[d] = in.getInt();
         }
