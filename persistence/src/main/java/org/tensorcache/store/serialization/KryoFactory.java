@@ -10,8 +10,9 @@ import org.apache.pekko.actor.typed.ActorRefResolver;
 
 /**
  * Builds the one Kryo configuration of the project: registration required with the fixed ids of
- * {@link KryoSettings}, references off, records through their canonical constructor, and typed
- * actor refs through {@link ActorRefKryoSerializer}.
+ * {@link KryoSettings}, references off, records through their canonical constructor, typed actor
+ * refs through {@link ActorRefKryoSerializer}, and arrays through {@link BoundedArraySerializer},
+ * so that reading a message allocates no array larger than its bytes can fill.
  */
 public final class KryoFactory {
   private KryoFactory() {}
@@ -33,6 +34,9 @@ public final class KryoFactory {
       Class<?> type = entry.getValue();
       if (ActorRef.class.isAssignableFrom(type)) {
         kryo.register(type, refs, entry.getKey());
+      } else if (type.isArray()) {
+        kryo.register(
+            type, new BoundedArraySerializer<>(kryo.getDefaultSerializer(type)), entry.getKey());
       } else {
         kryo.register(type, entry.getKey());
       }

@@ -166,7 +166,7 @@ public final class KryoSerializer extends SerializerWithStringManifest {
     }
 
     Object read(byte[] bytes, Class<?> type) {
-      UnsafeInput input = new UnsafeInput(bytes);
+      UnsafeInput input = new BoundedInput(bytes);
       Object message = kryo.readObject(input, type);
       if (input.position() != bytes.length) {
         throw new KryoException(
