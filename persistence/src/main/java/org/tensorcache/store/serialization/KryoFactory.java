@@ -1,7 +1,9 @@
 package org.tensorcache.store.serialization;
 
 import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.Registration;
+import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.serializers.RecordSerializer;
 import com.esotericsoftware.kryo.util.DefaultClassResolver;
 import java.util.Map;
@@ -47,9 +49,19 @@ public final class KryoFactory {
   /**
    * Gives every implementation of a typed {@link ActorRef} the registration of the {@code ActorRef}
    * interface, so that the internal classes behind refs (local, remote, temporary ask refs) need no
-   * registration of their own.
+   * registration of their own; and reads classes by registration id only.
    */
   private static final class ActorRefClassResolver extends DefaultClassResolver {
+    /**
+     * Refuses a class given by name: with registration required the writer gives every class by its
+     * id, so a name is corrupt bytes, and reading one would load a class the bytes name.
+     */
+    @Override
+    protected Registration readName(Input input) {
+      throw new KryoException(
+          "a class given by name at byte " + input.position() + ", expected a registration id");
+    }
+
     @Override
     public Registration getRegistration(Class type) {
       Registration registration = super.getRegistration(type);
