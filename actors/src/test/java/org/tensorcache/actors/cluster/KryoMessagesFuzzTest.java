@@ -65,6 +65,9 @@ class KryoMessagesFuzzTest {
       return;
     }
     assertTrue(classes.get(id).isInstance(message), message + " is no " + classes.get(id));
+    if (!classes.containsValue(message.getClass())) {
+      return; // read as an interface registered for nesting (ActorRef): toBinary takes classes
+    }
     byte[] written = kryo.toBinary(message);
     assertArrayEquals(written, kryo.toBinary(kryo.fromBinary(written, manifest)));
   }
