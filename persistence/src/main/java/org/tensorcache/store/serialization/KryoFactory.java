@@ -17,6 +17,9 @@ import org.apache.pekko.actor.typed.ActorRefResolver;
  * so that reading a message allocates no array larger than its bytes can fill.
  */
 public final class KryoFactory {
+  /** How deep records and arrays may nest in a message, far beyond any message's few levels. */
+  public static final int MAX_DEPTH = 64;
+
   private KryoFactory() {}
 
   /**
@@ -30,6 +33,9 @@ public final class KryoFactory {
     kryo.setRegistrationRequired(true);
     // messages are trees of values; reference tracking would cost a map lookup per object
     kryo.setReferences(false);
+    // messages are shallow trees of records and arrays; bytes nested deeper are corrupt, and would
+    // otherwise overflow the reader's stack
+    kryo.setMaxDepth(MAX_DEPTH);
     kryo.addDefaultSerializer(Record.class, RecordSerializer.class);
     ActorRefKryoSerializer refs = new ActorRefKryoSerializer(resolver);
     for (Map.Entry<Integer, Class<?>> entry : settings.classes().entrySet()) {
