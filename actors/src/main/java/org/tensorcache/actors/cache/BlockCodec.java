@@ -15,8 +15,16 @@ import org.tensorcache.store.spec.CacheSpec;
  * A compact binary form of a block: the spec, the range, the presence words, then the values of
  * present examples only (little-endian elements of each field's dtype, field by field), so a sparse
  * delta is small. No boxing and no object per example.
+ *
+ * <p>It carries the blocks that travel by gossip, whose values take at most {@code
+ * tensorcache.replication.gossip-budget} (128 KiB by default); larger ranges are replicated by
+ * reference. A message is decoded into the whole range, so one whose spec would take more than
+ * {@link #MAX_VALUE_BYTES} is refused before anything is allocated for it.
  */
 public final class BlockCodec {
+  /** The most bytes of values a decoded block may take, far above any gossip budget. */
+  public static final long MAX_VALUE_BYTES = 64L << 20;
+
   private static final byte VERSION = 1;
 
   private BlockCodec() {}
@@ -78,6 +86,12 @@ public final class BlockCodec {
       long n = in.getLong();
       int rangeSize = in.getInt();
       int fieldCount = in.getInt();
+      // a field takes at least 9 bytes (an empty name, the dtype, the rank): no allocation by a
+      // count the bytes cannot hold
+      if (fieldCount < 0 || fieldCount > in.remaining() / 9) {
+        throw new IllegalArgumentException(
+            fieldCount + " fields in a block message of " + bytes.length + " bytes");
+      }
       List<FieldSpec> fields = new ArrayList<>(fieldCount);
       for (int f = 0; f < fieldCount; f++) {
         String field = getString(in);
@@ -86,7 +100,18 @@ public final class BlockCodec {
           throw new IllegalArgumentException("dtype " + ordinal + " in a block message");
         }
         DType dtype = DType.values()[ordinal];
-        int[] shape = new int[in.getInt()];
+        int rank = in.getInt();
+        if (rank < 0 || rank > in.remaining() / 4) {
+          throw new IllegalArgumentException(
+              "rank "
+                  + rank
+                  + " of field '"
+                  + field
+                  + "' in a block message of "
+                  + bytes.length
+                  + " bytes");
+        }
+        int[] shape = new int[rank];
         for (int d = 0; d < shape.length; d++) {
           shape[d] = in.getInt();
         }
@@ -94,8 +119,25 @@ public final class BlockCodec {
       }
       CacheSpec spec = new CacheSpec(name, n, fields, rangeSize);
       int range = in.getInt();
+      if (range < 0 || range >= spec.rangeCount()) {
+        throw new IllegalArgumentException(
+            String.format(
+                "range %d of cache '%s' in a block message, expected [0, %d)",
+                range, name, spec.rangeCount()));
+      }
       int present = in.getInt();
       int length = spec.rangeLength(range);
+      long valueBytes = 0;
+      for (FieldSpec f : fields) {
+        valueBytes += (long) length * f.width() * f.dtype().bytes();
+      }
+      if (valueBytes > MAX_VALUE_BYTES) {
+        throw new IllegalArgumentException(
+            String.format(
+                "block of range %d of cache '%s' would take %d bytes of values, expected at most"
+                    + " %d: a range that large is replicated by reference, not in a block message",
+                range, name, valueBytes, MAX_VALUE_BYTES));
+      }
       long[] words = new long[words(length)];
       for (int w = 0; w < words.length; w++) {
         words[w] = in.getLong();

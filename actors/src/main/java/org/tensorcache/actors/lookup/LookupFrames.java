@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * The frames of the lookup port on one side of one connection: an int32 little-endian length, then
@@ -24,15 +25,26 @@ public final class LookupFrames {
     return read(in, MAX_FRAME);
   }
 
-  /** Reads one frame of at most {@code maxFrame} bytes, so a bad peer cannot make us allocate. */
+  /**
+   * Reads one frame of at most {@code maxFrame} bytes, so a bad peer cannot make us allocate: the
+   * buffer grows with the bytes that arrive, not with the length announced.
+   */
   public ByteBuffer read(InputStream in, int maxFrame) throws IOException {
     readFully(in, bytes, 4);
     int length = ByteBuffer.wrap(bytes, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
     if (length < 1 || length > maxFrame) {
       throw new ProtocolException("frame of " + length + " bytes, expected 1.." + maxFrame);
     }
-    ensure(length);
-    readFully(in, bytes, length);
+    for (int at = 0; at < length; ) {
+      if (at == bytes.length) {
+        bytes = Arrays.copyOf(bytes, (int) Math.min(length, 2L * bytes.length));
+      }
+      int n = in.read(bytes, at, Math.min(length, bytes.length) - at);
+      if (n < 0) {
+        throw new EOFException("connection closed mid-frame");
+      }
+      at += n;
+    }
     return ByteBuffer.wrap(bytes, 0, length).order(ByteOrder.LITTLE_ENDIAN);
   }
 

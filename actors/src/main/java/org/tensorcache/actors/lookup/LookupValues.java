@@ -1,6 +1,7 @@
 package org.tensorcache.actors.lookup;
 
 import java.net.ProtocolException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldArrays;
@@ -74,29 +75,36 @@ public final class LookupValues {
     return b;
   }
 
-  /** Reads the version-3 OK reply to a GET of {@code count} indices into {@code out}. */
+  /**
+   * Reads the version-3 OK reply to a GET of {@code count} indices into {@code out}; a malformed
+   * one is a {@link ProtocolException}.
+   */
   public static void decodeValues(ByteBuffer reply, CacheSpec spec, int count, Object[] out)
       throws ProtocolException {
-    int fields = reply.getShort() & 0xffff;
-    if (fields != out.length) {
-      throw new ProtocolException(fields + " fields in the reply, expected " + out.length);
-    }
-    for (int f = 0; f < fields; f++) {
-      FieldSpec field = spec.fields().get(f);
-      int code = reply.get();
-      if (code != field.dtype().code()) {
-        throw new ProtocolException(
-            String.format(
-                "dtype code %d for field '%s' in the reply, expected %d (%s)",
-                code, field.name(), field.dtype().code(), field.dtype().safetensorsName()));
+    try {
+      int fields = reply.getShort() & 0xffff;
+      if (fields != out.length) {
+        throw new ProtocolException(fields + " fields in the reply, expected " + out.length);
       }
-      int elements = reply.getInt();
-      int expected = count * field.width();
-      if (elements != expected) {
-        throw new ProtocolException(
-            elements + " values of field " + f + " in the reply, expected " + expected);
+      for (int f = 0; f < fields; f++) {
+        FieldSpec field = spec.fields().get(f);
+        int code = reply.get();
+        if (code != field.dtype().code()) {
+          throw new ProtocolException(
+              String.format(
+                  "dtype code %d for field '%s' in the reply, expected %d (%s)",
+                  code, field.name(), field.dtype().code(), field.dtype().safetensorsName()));
+        }
+        int elements = reply.getInt();
+        long expected = (long) count * field.width();
+        if (elements != expected) {
+          throw new ProtocolException(
+              elements + " values of field " + f + " in the reply, expected " + expected);
+        }
+        FieldArrays.read(field.dtype(), reply, out[f], 0, elements);
       }
-      FieldArrays.read(field.dtype(), reply, out[f], 0, elements);
+    } catch (BufferUnderflowException e) {
+      throw new ProtocolException("truncated values in the reply of " + reply.limit() + " bytes");
     }
   }
 }

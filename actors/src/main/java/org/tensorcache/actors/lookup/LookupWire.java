@@ -195,23 +195,32 @@ public final class LookupWire {
     return b;
   }
 
-  /** Reads the OK reply to a DESCRIBE. */
+  /**
+   * Reads the OK reply to a DESCRIBE; a malformed one, or one of a spec that is not valid, is a
+   * {@link ProtocolException}: the peer is not one to trust with the connection.
+   */
   public static CacheSpec decodeSpec(ByteBuffer reply) throws ProtocolException {
-    String name = getStr(reply);
-    long n = reply.getLong();
-    int rangeSize = reply.getInt();
-    int count = reply.getShort() & 0xffff;
-    List<FieldSpec> fields = new ArrayList<>(count);
-    for (int f = 0; f < count; f++) {
-      String field = getStr(reply);
-      DType dtype = DType.fromSafetensors(getStr(reply));
-      int[] shape = new int[reply.get()];
-      for (int d = 0; d < shape.length; d++) {
-        shape[d] = reply.getInt();
+    try {
+      String name = getStr(reply);
+      long n = reply.getLong();
+      int rangeSize = reply.getInt();
+      int count = reply.getShort() & 0xffff;
+      List<FieldSpec> fields = new ArrayList<>(count);
+      for (int f = 0; f < count; f++) {
+        String field = getStr(reply);
+        DType dtype = DType.fromSafetensors(getStr(reply));
+        int[] shape = new int[reply.get() & 0xff]; // rank:u8
+        for (int d = 0; d < shape.length; d++) {
+          shape[d] = reply.getInt();
+        }
+        fields.add(new FieldSpec(field, dtype, shape));
       }
-      fields.add(new FieldSpec(field, dtype, shape));
+      return new CacheSpec(name, n, fields, rangeSize);
+    } catch (BufferUnderflowException e) {
+      throw new ProtocolException("truncated reply to DESCRIBE");
+    } catch (IllegalArgumentException e) {
+      throw new ProtocolException("reply to DESCRIBE of no valid cache spec: " + e.getMessage());
     }
-    return new CacheSpec(name, n, fields, rangeSize);
   }
 
   /** Builds an OK reply with an empty body: the answer to an AUTH. */
@@ -231,11 +240,17 @@ public final class LookupWire {
    * ProtocolException} naming {@code peer}.
    */
   public static ByteBuffer decodeStatus(ByteBuffer reply, Object peer) throws ProtocolException {
-    byte status = reply.get();
-    if (status == OK) {
-      return reply;
+    byte status;
+    String message;
+    try {
+      status = reply.get();
+      if (status == OK) {
+        return reply;
+      }
+      message = getStr(reply);
+    } catch (BufferUnderflowException e) {
+      throw new ProtocolException("truncated reply from " + peer);
     }
-    String message = getStr(reply);
     if (status == BAD_REQUEST) {
       throw new IllegalArgumentException(message);
     }

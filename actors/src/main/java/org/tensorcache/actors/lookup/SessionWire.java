@@ -1,8 +1,10 @@
 package org.tensorcache.actors.lookup;
 
 import java.net.ProtocolException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import org.tensorcache.actors.session.SessionStep;
+import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -18,6 +20,9 @@ import org.tensorcache.store.spec.CacheSpec;
  * OK to NEXT         body := step:i64 epoch:i64 count:i32 index:i64 * count, then the values as in
  *                            the OK reply to GET of the request's version
  * </pre>
+ *
+ * The client's side reads the replies' bodies after {@link LookupWire#decodeStatus}: {@link
+ * #decodeNextStep} and, in version 3, {@link #decodeStep}.
  */
 public final class SessionWire {
   /** Session ops, from protocol version 2 on. */
@@ -29,6 +34,15 @@ public final class SessionWire {
    * A decoded session request; {@code worldSize}, {@code seed}, {@code globalBatch} only OPEN's.
    */
   public record Args(String run, int rank, int worldSize, long seed, int globalBatch, long step) {}
+
+  /**
+   * The OK reply to NEXT as a client reads it.
+   *
+   * @param step the step served, its epoch and its indices
+   * @param values per field, the values of the indices in their order ({@link
+   *     LookupChecks#newValues})
+   */
+  public record StepReply(SessionStep step, Object[] values) {}
 
   /** Whether {@code op} is a session op. */
   static boolean isSessionOp(byte op) {
@@ -61,6 +75,52 @@ public final class SessionWire {
     return op == OPEN
         ? b.putInt(a.worldSize()).putLong(a.seed()).putInt(a.globalBatch())
         : b.putLong(a.step());
+  }
+
+  /**
+   * Reads the body of the OK reply to OPEN or RESUME: the step the next NEXT serves; a malformed
+   * body is a {@link ProtocolException}.
+   */
+  public static long decodeNextStep(ByteBuffer reply) throws ProtocolException {
+    if (reply.remaining() != Long.BYTES) {
+      throw new ProtocolException(
+          "reply to OPEN or RESUME of " + reply.remaining() + " bytes, expected 8");
+    }
+    return reply.getLong();
+  }
+
+  /**
+   * Reads the body of the version-3 OK reply to NEXT of a cache of {@code spec}; a malformed body,
+   * or one that is not exactly the step's indices and their values, is a {@link ProtocolException}.
+   * Nothing is allocated before the bytes to fill it are known to be there.
+   */
+  public static StepReply decodeStep(ByteBuffer reply, CacheSpec spec) throws ProtocolException {
+    try {
+      long step = reply.getLong();
+      long epoch = reply.getLong();
+      int count = reply.getInt();
+      long rowBytes = Long.BYTES;
+      for (FieldSpec f : spec.fields()) {
+        rowBytes += (long) f.width() * f.dtype().bytes();
+      }
+      if (count < 0 || count > reply.remaining() / rowBytes) {
+        throw new ProtocolException(
+            String.format(
+                "%d indices announced, %d bytes left for them and their values (%d bytes an index)",
+                count, reply.remaining(), rowBytes));
+      }
+      long[] indices = new long[count];
+      reply.asLongBuffer().get(indices);
+      reply.position(reply.position() + count * Long.BYTES);
+      Object[] values = LookupChecks.newValues(spec, count);
+      LookupValues.decodeValues(reply, spec, count, values);
+      if (reply.hasRemaining()) {
+        throw new ProtocolException(reply.remaining() + " bytes after the values of the step");
+      }
+      return new StepReply(new SessionStep(step, epoch, indices), values);
+    } catch (BufferUnderflowException e) {
+      throw new ProtocolException("truncated reply to NEXT");
+    }
   }
 
   /** Builds the OK reply to OPEN or RESUME. */

@@ -39,7 +39,7 @@ import org.tensorcache.store.tier.TierStats;
  * presence; and every such type of the module has a sample here.
  */
 class MessageSerializationTest {
-  private static final ActorTestKit testKit = ActorTestKit.create();
+  static final ActorTestKit testKit = ActorTestKit.create();
 
   private static final CacheSpec BLOCKS =
       new CacheSpec("blocks", 300, List.of(FieldSpec.scalar("a"), FieldSpec.vector("v", 3)), 128);
@@ -50,7 +50,7 @@ class MessageSerializationTest {
   }
 
   /** One of every message, event, state and reply that Kryo writes, with edge-case values. */
-  private static List<Object> kryoSamples() {
+  static List<Object> kryoSamples() {
     ActorRef<StatusReply<ShardActor.Computed>> computed =
         testKit.<StatusReply<ShardActor.Computed>>createTestProbe().ref();
     ActorRef<StatusReply<LookupActor.Values>> batches =
@@ -111,7 +111,7 @@ class MessageSerializationTest {
   }
 
   /** One of every replicated data type that the block codec writes. */
-  private static List<Object> blockSamples() {
+  static List<Object> blockSamples() {
     Block part = Block.empty(BLOCKS, 2);
     part.put(260, new float[][] {{4f}, {5f, 6f, 7f}});
     return List.of(

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -22,6 +23,7 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * Streams a JSONL data set (plain or gzip, told apart by its first bytes), one row per line; the
@@ -46,6 +48,7 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
   private final String source;
   private final MessageDigest sha256;
   private final BufferedReader lines;
+  private final boolean gzip;
   private DataFormat format;
   private String pending;
   private long lineNumber;
@@ -70,9 +73,15 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     InputStream raw = new BufferedInputStream(in, 1 << 16);
     raw.mark(2);
-    boolean gzip = raw.read() == 0x1f && raw.read() == 0x8b;
+    this.gzip = raw.read() == 0x1f && raw.read() == 0x8b;
     raw.reset();
-    InputStream plain = gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
+    InputStream plain;
+    try {
+      plain = gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
+    } catch (ZipException | EOFException e) {
+      raw.close();
+      throw notGzip(1, e);
+    }
     this.lines =
         new BufferedReader(
             new InputStreamReader(new DigestInputStream(plain, sha256), utf8), 1 << 16);
@@ -111,9 +120,18 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
     } catch (CharacterCodingException e) {
       throw new MalformedDataException(source, lineNumber + 1, "is not valid UTF-8", e);
     } catch (IOException e) {
+      if (gzip && (e instanceof ZipException || e instanceof EOFException)) {
+        throw notGzip(lineNumber + 1, e);
+      }
       throw new UncheckedIOException(source + ": " + e.getMessage(), e);
     }
     done = pending == null;
+  }
+
+  /** A damaged or cut gzip stream is bad data, found while reading line {@code line}. */
+  private MalformedDataException notGzip(long line, IOException e) {
+    return new MalformedDataException(
+        source, line, "is not valid gzip (" + e.getMessage() + ")", e);
   }
 
   private boolean isHeader(String line) {

@@ -42,10 +42,15 @@ public record FieldSpec(String name, DType dtype, int[] shape) {
   public int width() {
     long w = 1;
     for (int d : shape) {
-      w *= d;
-    }
-    if (w > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("field '" + name + "' is too large per example: " + w);
+      w *= d; // below 2^62: both factors are below 2^31
+      if (w > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "field '"
+                + name
+                + "' is too large per example: shape "
+                + Arrays.toString(shape)
+                + ", expected at most 2^31-1 elements");
+      }
     }
     return (int) w;
   }

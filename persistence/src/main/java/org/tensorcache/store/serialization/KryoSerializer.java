@@ -166,8 +166,12 @@ public final class KryoSerializer extends SerializerWithStringManifest {
     }
 
     Object read(byte[] bytes, Class<?> type) {
-      UnsafeInput input = new UnsafeInput(bytes);
+      UnsafeInput input = new BoundedInput(bytes);
       Object message = kryo.readObject(input, type);
+      if (message == null) {
+        // an array's serializer reads a null; a message is never one, so no writer made these
+        throw new KryoException("a null message, expected one of " + type.getName());
+      }
       if (input.position() != bytes.length) {
         throw new KryoException(
             (bytes.length - input.position()) + " bytes left over after reading the message");
