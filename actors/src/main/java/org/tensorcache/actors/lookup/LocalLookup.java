@@ -207,6 +207,14 @@ public final class LocalLookup implements Extension {
     return prefetcher.take(session, step, indices);
   }
 
+  /**
+   * Whether the values of step {@code step} of the session are prefetched and in memory, so that
+   * asking for the step takes them without a read.
+   */
+  public boolean isPrefetched(String session, long step) {
+    return prefetcher.ready(session, step);
+  }
+
   /** A request and the positions of it that the local replica does not hold yet. */
   private record Gathered(
       String cacheId, long[] indices, Object[] out, CacheSpec spec, int[] missing) {}

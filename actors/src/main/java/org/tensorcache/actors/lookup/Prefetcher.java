@@ -119,6 +119,18 @@ final class Prefetcher {
     }
   }
 
+  /** Whether the rows of {@code step} of the session are fetched and waiting to be taken. */
+  boolean ready(String session, long step) {
+    Ahead a = sessions.get(session);
+    if (a == null) {
+      return false;
+    }
+    synchronized (a) {
+      Prefetched p = a.steps.get(step);
+      return p != null && p.done.isDone();
+    }
+  }
+
   /** Gives back what sessions not heard of for {@link #IDLE_NANOS} prefetched. */
   private void dropIdle() {
     long now = System.nanoTime();

@@ -25,10 +25,12 @@ import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
+import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupValues;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.lookup.SessionWire;
+import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
 import org.tensorcache.store.tier.HotTier;
@@ -92,14 +94,17 @@ class TieredCacheTest {
       SessionClient session = client.session(cache.cacheId(), "tiers", 0, 1, 11, BATCH);
       TrainingBatch first = session.next();
       assertRows(reference, width, first.indices(), first.values().floats(FIELD));
-      Thread.sleep(300);
+      String sessionId = TrainerSession.entityId("tiers", 0);
+      LocalLookup local = LocalLookup.get(trainer.system());
+      awaitPrefetched(trainer, local, sessionId, 1);
       TierStats.Snapshot warm = hot.stats(cache.cacheId()).snapshot();
       int steps = 40;
       for (int s = 1; s <= steps; s++) {
         TrainingBatch step = session.next();
         assertEquals(s, step.step());
         assertRows(reference, width, step.indices(), step.values().floats(FIELD));
-        Thread.sleep(40); // the trainer's own work on the step
+        // the trainer works on the step for as long as the next one takes to come in
+        awaitPrefetched(trainer, local, sessionId, s + 1);
       }
       TierStats.Snapshot done = hot.stats(cache.cacheId()).snapshot();
       assertEquals(
@@ -188,12 +193,30 @@ class TieredCacheTest {
         Object[] values = {new float[indices.length * width]};
         LookupValues.decodeValues(r, cache.spec, indices.length, values);
         assertRows(reference, width, indices, (float[]) values[0]);
-        Thread.sleep(40);
+        awaitPrefetched(
+            trainer,
+            LocalLookup.get(trainer.system()),
+            TrainerSession.entityId("tiers-port", 0),
+            step + 1);
       }
       TierStats.Snapshot after = hot.stats(cache.cacheId()).snapshot();
       assertEquals(19L * BATCH, after.hotHits() - before.hotHits(), "port steps hot: " + after);
       assertEquals(before.warmHits() + before.coldHits(), after.warmHits() + after.coldHits());
     }
+  }
+
+  /** Waits until the rows of {@code step} of the session are in the trainer node's memory. */
+  private static void awaitPrefetched(
+      ActorTestKit trainer, LocalLookup local, String sessionId, long step) {
+    trainer
+        .createTestProbe()
+        .awaitAssert(
+            Duration.ofSeconds(20),
+            Duration.ofMillis(5),
+            () -> {
+              assertTrue(local.isPrefetched(sessionId, step), "step " + step + " prefetched");
+              return null;
+            });
   }
 
   private static void assertRows(float[] reference, int width, long[] indices, float[] got) {
