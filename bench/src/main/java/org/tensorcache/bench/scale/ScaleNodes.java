@@ -247,12 +247,24 @@ public final class ScaleNodes implements AutoCloseable {
     }
   }
 
-  /** Stops the nodes one at a time, the last first: stopping several at once slows their exit. */
+  /**
+   * Stops the nodes one at a time, the last first: stopping several at once slows their exit. A
+   * node that does not stop within the launcher's bound does not keep the others running: they are
+   * stopped, then its failure is thrown.
+   */
   @Override
   public void close() {
+    RuntimeException first = null;
     for (int i = nodes.size() - 1; i >= 0; i--) {
-      NodeLauncher.stop(nodes.get(i).system());
+      try {
+        NodeLauncher.stop(nodes.get(i).system());
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
     }
     nodes.clear();
+    if (first != null) {
+      throw first;
+    }
   }
 }

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletionException;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
@@ -79,8 +80,9 @@ final class SecureFill {
     row.put("system", system);
     row.put("round", round);
     long t0 = System.nanoTime();
-    try (ScaleNodes cluster =
-        ScaleNodes.start(d.resolve("node"), List.of(def), NODES, overrides, profiles)) {
+    ScaleNodes cluster =
+        ScaleNodes.start(d.resolve("node"), List.of(def), NODES, overrides, profiles);
+    try {
       row.put("transport", TransportSecurity.transport(cluster.system(0).settings().config()));
       row.put("start_s", SecurityBench.round2((System.nanoTime() - t0) / 1e9));
       cluster.awaitCoordinator(def.cacheId(), Duration.ofMinutes(1));
@@ -97,17 +99,35 @@ final class SecureFill {
       }
       row.put("replica_wait_s", SecurityBench.round2((System.nanoTime() - t1) / 1e9));
       row.put("values_checked", check(cluster, def.cacheId(), n));
+    } finally {
+      stop(cluster, row);
     }
     System.out.printf(
-        "  %-5s %s: %,d examples on %d nodes (%s) in %.1f s: %,d examples/s%n",
+        "  %-5s %s: %,d examples on %d nodes (%s) in %.1f s: %,d examples/s; stopped in %.1f s%n",
         system,
         round == 0 ? "warm-up" : "round " + round,
         n,
         NODES,
         row.get("transport"),
         row.get("fill_s"),
-        row.get("examples_per_s"));
+        row.get("examples_per_s"),
+        row.get("stop_s"));
     return row;
+  }
+
+  /**
+   * Stops the cluster and notes how long that took: a node that does not stop within the launcher's
+   * bound is noted too, and does not cost the figures already measured.
+   */
+  private static void stop(ScaleNodes cluster, Map<String, Object> row) {
+    long t0 = System.nanoTime();
+    try {
+      cluster.close();
+    } catch (CompletionException e) {
+      row.put("stop_timed_out", true);
+      System.out.println("  a node did not stop in time: " + e.getCause());
+    }
+    row.put("stop_s", SecurityBench.round2((System.nanoTime() - t0) / 1e9));
   }
 
   /** Checks a sample of every node's values against the runner's; returns how many were. */
