@@ -37,6 +37,8 @@ final class SecureFill {
    * and the sizes.
    */
   static Map<String, Object> run(Path dir, Path certs, boolean quick) throws Exception {
+    // fills of 12-18 s on the 2-core development machine; 24 million took 20-53 s, and the part
+    // up to ten minutes on a busy moment
     int n = quick ? 300_000 : 16_000_000;
     int rounds = quick ? 1 : 3;
     // several clusters in one JVM, one after the other
