@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
 public final class FoundationBench implements Callable<Integer> {
   /** The parts, in the order a full run takes them. */
   static final List<String> PARTS =
-      List.of("runner", "segments", "cluster", "byo", "micro", "remote", "tiers", "scale");
+      List.of(
+          "runner", "segments", "cluster", "byo", "micro", "remote", "tiers", "scale", "security");
 
   @Option(names = "--quick", description = "Smaller runs (a few minutes in all).")
   boolean quick;
@@ -39,7 +40,8 @@ public final class FoundationBench implements Callable<Integer> {
       description =
           "One part: runner, segments, cluster, byo (your own model; needs Python with torch and"
               + " transformers: TENSORCACHE_PYTHON, else python3, else a venv it makes), micro,"
-              + " remote (needs redis-server), tiers (a cache ten times the memory budget), scale.")
+              + " remote (needs redis-server), tiers (a cache ten times the memory budget), scale,"
+              + " security (the lookup port and a cluster fill over TLS next to plain TCP).")
   String only;
 
   @Option(
@@ -57,13 +59,14 @@ public final class FoundationBench implements Callable<Integer> {
   Path work;
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only
-   * runner|segments|micro|cluster|byo|remote|tiers|scale] [--out FILE] [--work DIR]}; {@code tiers}
-   * (a cache ten times the hot tier's budget: fills, a trainer's steps with and without prefetch,
-   * all in memory, random lookups) writes {@code tiers.json} and {@code tiers.png}; {@code remote}
-   * (lookups from a process without a replica next to Redis MGET) needs {@code redis-server} and is
-   * left out, saying so, where there is none; {@code byo} (a Hugging Face model of one's own next
-   * to a bare DJL loop and PyTorch eager mode) needs Python with torch and transformers ({@code
+   * Usage: {@code FoundationBench [--quick] [--only PART] [--out FILE] [--work DIR]}, PART one of
+   * {@link #PARTS}; {@code security} (the lookup port and a cluster fill with TLS next to plain
+   * TCP) writes {@code security.json} and {@code security.png}; {@code tiers} (a cache ten times
+   * the hot tier's budget: fills, a trainer's steps with and without prefetch, all in memory,
+   * random lookups) writes {@code tiers.json} and {@code tiers.png}; {@code remote} (lookups from a
+   * process without a replica next to Redis MGET) needs {@code redis-server} and is left out,
+   * saying so, where there is none; {@code byo} (a Hugging Face model of one's own next to a bare
+   * DJL loop and PyTorch eager mode) needs Python with torch and transformers ({@code
    * $TENSORCACHE_PYTHON}, else {@code python3}, else a venv it makes) and leaves out what it cannot
    * run, saying so.
    */
@@ -157,6 +160,11 @@ public final class FoundationBench implements Callable<Integer> {
     if (only == null || only.equals("scale")) {
       System.out.println("== memory per cached float, and how costs grow with N and nodes ==");
       org.tensorcache.bench.scale.ScaleBench.run(work, resultsDir, quick);
+    }
+    if (only == null || only.equals("security")) {
+      System.out.println(
+          "== TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery ==");
+      org.tensorcache.bench.security.SecurityBench.run(work, resultsDir, quick);
     }
   }
 

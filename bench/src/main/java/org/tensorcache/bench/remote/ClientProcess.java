@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,16 +14,25 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@link RemoteClient} JVM: started once, then asked to measure one server after the other. It
- * gets the launcher's class path, the Aeron flags, and any {@code -Dpekko.*} or {@code -Daeron.*}
- * given to this JVM, so that a setting tried on the server applies to the client as well.
+ * A client JVM ({@link RemoteClient}, or another benchmark's client): started once, then asked to
+ * measure one server after the other, one command line on its standard input each, answered by a
+ * line {@code RESULT <json>} on its standard output (its other lines are echoed). It gets the
+ * launcher's class path, the Aeron flags, and any {@code -Dpekko.*} or {@code -Daeron.*} given to
+ * this JVM, so that a setting tried on the server applies to the client as well.
  */
-final class ClientProcess implements AutoCloseable {
+public final class ClientProcess implements AutoCloseable {
+  /** The start of the line that carries a client's answer. */
+  public static final String RESULT = "RESULT ";
+
   private final Process process;
   private final PrintWriter commands;
   private final BufferedReader output;
 
-  ClientProcess(String cacheId, RedisServer redis, Path work, boolean quick) throws Exception {
+  /**
+   * Starts {@code mainClass} with {@code args}; a client still running after {@code limit} is
+   * stopped, which ends any read of its answer.
+   */
+  public ClientProcess(String mainClass, List<String> args, Duration limit) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx1g");
@@ -37,23 +47,31 @@ final class ClientProcess implements AutoCloseable {
                 cmd.add("-D" + key + "=" + v);
               }
             });
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), RemoteClient.class.getName()));
-    cmd.addAll(List.of("--cache", cacheId, "--n", Integer.toString(RemoteBench.N)));
-    cmd.addAll(List.of("--redis", Integer.toString(redis.port())));
-    cmd.addAll(List.of("--redis-pid", Long.toString(redis.pid())));
-    cmd.addAll(List.of("--server-pid", Long.toString(ProcessHandle.current().pid())));
-    cmd.addAll(List.of("--work", work.toString()));
-    if (quick) {
-      cmd.add("--quick");
-    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+    cmd.addAll(args);
     process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    // a client that hangs is stopped, which ends any read below
     CompletableFuture.runAsync(
         process::destroyForcibly,
-        CompletableFuture.delayedExecutor(quick ? 120 : 900, TimeUnit.SECONDS));
+        CompletableFuture.delayedExecutor(limit.toSeconds(), TimeUnit.SECONDS));
     commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
     output =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+  }
+
+  /** The {@link RemoteClient} of the remote benchmark, measuring against {@code redis} as well. */
+  static ClientProcess remote(String cacheId, RedisServer redis, Path work, boolean quick)
+      throws Exception {
+    List<String> args = new ArrayList<>();
+    args.addAll(List.of("--cache", cacheId, "--n", Integer.toString(RemoteBench.N)));
+    args.addAll(List.of("--redis", Integer.toString(redis.port())));
+    args.addAll(List.of("--redis-pid", Long.toString(redis.pid())));
+    args.addAll(List.of("--server-pid", Long.toString(ProcessHandle.current().pid())));
+    args.addAll(List.of("--work", work.toString()));
+    if (quick) {
+      args.add("--quick");
+    }
+    return new ClientProcess(
+        RemoteClient.class.getName(), args, Duration.ofSeconds(quick ? 120 : 900));
   }
 
   /**
@@ -62,16 +80,20 @@ final class ClientProcess implements AutoCloseable {
    */
   @SuppressWarnings("unchecked")
   List<Map<String, Object>> measure(String transport, String target) throws Exception {
-    commands.println("run " + transport + " " + target);
+    return ask("run " + transport + " " + target, List.class);
+  }
+
+  /** Sends {@code command} and returns the client's answer as a {@code type}. */
+  public <T> T ask(String command, Class<T> type) throws Exception {
+    commands.println(command);
     for (String line; (line = output.readLine()) != null; ) {
-      if (line.startsWith(RemoteClient.RESULT)) {
-        return new ObjectMapper()
-            .readValue(line.substring(RemoteClient.RESULT.length()), List.class);
+      if (line.startsWith(RESULT)) {
+        return new ObjectMapper().readValue(line.substring(RESULT.length()), type);
       }
       System.out.println("client: " + line);
     }
     throw new IllegalStateException(
-        "the client stopped while measuring " + transport + ", see its output above");
+        "the client stopped while answering '" + command + "', see its output above");
   }
 
   @Override

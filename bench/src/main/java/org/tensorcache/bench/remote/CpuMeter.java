@@ -11,20 +11,20 @@ import java.util.function.LongSupplier;
  * scheduler; CPU time per batch is what a request costs whatever else runs, so it says where the
  * time goes.
  */
-final class CpuMeter {
+public final class CpuMeter {
   private static final long NANOS_PER_TICK = 10_000_000L; // Linux USER_HZ is 100
 
   private CpuMeter() {}
 
   /** This JVM's CPU time (every thread, JIT and GC included). */
-  static LongSupplier self() {
+  public static LongSupplier self() {
     var os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     return os::getProcessCpuTime;
   }
 
   /** The CPU time of process {@code pid} from {@code /proc}; -1 where it cannot be read. */
-  static LongSupplier process(long pid) {
+  public static LongSupplier process(long pid) {
     Path stat = Path.of("/proc", Long.toString(pid), "stat");
     return () -> {
       try {

@@ -16,22 +16,27 @@ import org.HdrHistogram.Histogram;
  * Closed-loop load: each thread sends a request of B random indices, waits for the reply, checks it
  * and sends the next. Only the request-reply is timed; the check runs between requests.
  */
-final class Load {
+public final class Load {
   private Load() {}
 
   /** One thread's connection to the system under test. */
-  interface Target<R> extends AutoCloseable {
+  public interface Target<R> extends AutoCloseable {
+    /** The values of {@code indices}. */
     R fetch(long[] indices) throws Exception;
 
-    /** Throws if {@code reply} is not exactly the values of {@code indices}. */
-    void check(long[] indices, R reply);
+    /**
+     * Throws if {@code reply} is not exactly the values of {@code indices}; returns how many of the
+     * examples it checked (all of them, or none where a target checks a sample of its replies).
+     */
+    int check(long[] indices, R reply);
 
     @Override
     default void close() throws Exception {}
   }
 
   /** Makes the target of one thread. */
-  interface Targets {
+  public interface Targets {
+    /** A new target, for one thread. */
     Target<?> open() throws Exception;
   }
 
@@ -40,7 +45,7 @@ final class Load {
    * seconds; returns batches/s over the measured window and latency percentiles in microseconds.
    * The indices are drawn from a seed of (batch, thread), so every system gets the same requests.
    */
-  static Map<String, Object> run(
+  public static Map<String, Object> run(
       Targets targets,
       Map<String, LongSupplier> cpu,
       int n,
@@ -126,8 +131,7 @@ final class Load {
         }
         Object reply = target.fetch(indices);
         long t1 = System.nanoTime();
-        target.check(indices, reply); // every reply, every value
-        checked += batch;
+        checked += target.check(indices, reply);
         if (t1 >= from && t1 <= to) { // replies that came in the measured window
           h.recordValue(t1 - t0);
           requests++;
@@ -137,7 +141,8 @@ final class Load {
     return new long[] {requests, checked};
   }
 
-  static double round1(double x) {
+  /** {@code x} to one decimal. */
+  public static double round1(double x) {
     return Math.round(x * 10) / 10.0;
   }
 }

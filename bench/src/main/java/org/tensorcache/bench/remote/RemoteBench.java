@@ -23,10 +23,11 @@ import org.tensorcache.store.spec.Fingerprint;
  * noisy.
  */
 public final class RemoteBench {
-  static final int N = 20_000;
+  /** The examples of the benchmark's cache. */
+  public static final int N = 20_000;
 
   /** The seed of the synthetic values the server holds and the client checks. */
-  static final long SEED = 42;
+  public static final long SEED = 42;
 
   static final List<String> TRANSPORTS = List.of("endpoint", "artery", "aeron");
 
@@ -95,7 +96,7 @@ public final class RemoteBench {
             RedisServer.start(dir.resolve("redis-" + ProcessHandle.current().pid()));
         // starts while the first server fills; it touches Redis only once asked to measure
         ClientProcess client =
-            new ClientProcess(fp.cacheId(), redis, dir.resolve("client"), quick)) {
+            ClientProcess.remote(fp.cacheId(), redis, dir.resolve("client"), quick)) {
       for (String transport : transports) {
         Path phase = org.tensorcache.bench.fixture.Files2.fresh(dir.resolve(transport));
         CacheDefinition definition =

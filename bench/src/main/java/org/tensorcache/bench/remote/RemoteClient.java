@@ -30,7 +30,6 @@ import redis.clients.jedis.Jedis;
  * the same keys. Prints one line {@code RESULT <json>} with the rows.
  */
 public final class RemoteClient {
-  static final String RESULT = "RESULT ";
   private static final Duration ASK = Duration.ofSeconds(10);
   private static final int[] BATCHES = {32, 256, 4096};
 
@@ -114,7 +113,7 @@ public final class RemoteClient {
             rows.add(row("redis", transport, r));
           }
         }
-        System.out.println(RESULT + new ObjectMapper().writeValueAsString(rows));
+        System.out.println(ClientProcess.RESULT + new ObjectMapper().writeValueAsString(rows));
       } finally {
         if (system != null) {
           system.terminate();
@@ -186,10 +185,11 @@ public final class RemoteClient {
     }
 
     @Override
-    public void check(long[] indices, float[][] reply) {
+    public int check(long[] indices, float[][] reply) {
       for (int i = 0; i < indices.length; i++) {
         expect(indices[i], reply[0][i], reply[1][i]);
       }
+      return indices.length;
     }
 
     @Override
@@ -214,13 +214,14 @@ public final class RemoteClient {
     }
 
     @Override
-    public void check(long[] indices, LookupActor.Values reply) {
+    public int check(long[] indices, LookupActor.Values reply) {
       if (!java.util.Arrays.equals(indices, reply.indices())) {
         throw new IllegalStateException("reply for other indices");
       }
       for (int i = 0; i < indices.length; i++) {
         expect(indices[i], ((float[]) reply.values()[0])[i], ((float[]) reply.values()[1])[i]);
       }
+      return indices.length;
     }
   }
 
@@ -236,7 +237,7 @@ public final class RemoteClient {
     }
 
     @Override
-    public void check(long[] indices, List<byte[]> reply) {
+    public int check(long[] indices, List<byte[]> reply) {
       if (reply.size() != indices.length) {
         throw new IllegalStateException("MGET answered " + reply.size() + " values");
       }
@@ -247,6 +248,7 @@ public final class RemoteClient {
         ByteBuffer v = ByteBuffer.wrap(reply.get(i)).order(ByteOrder.LITTLE_ENDIAN);
         expect(indices[i], v.getFloat(), v.getFloat());
       }
+      return indices.length;
     }
 
     @Override

@@ -25,7 +25,7 @@ import org.tensorcache.launch.NodeLauncher;
  * cache filled, with a lookup actor at a fixed path that a process without a replica can ask, and
  * its binary lookup port on any free port.
  */
-final class ServerNode implements AutoCloseable {
+public final class ServerNode implements AutoCloseable {
   private final NodeLauncher.Node node;
   private final String lookupPath;
   private final float[][] values;
@@ -43,11 +43,22 @@ final class ServerNode implements AutoCloseable {
    */
   static ServerNode start(List<String> profiles, CacheDefinition definition, Path dataDir)
       throws Exception {
+    return start(profiles, Map.of(), definition, dataDir);
+  }
+
+  /**
+   * The same with {@code settings} (HOCON paths, e.g. the lookup port's TLS material) on top; the
+   * cache's values must be those of {@link SyntheticRunner} with {@link RemoteBench#SEED}.
+   */
+  public static ServerNode start(
+      List<String> profiles, Map<String, Object> settings, CacheDefinition definition, Path dataDir)
+      throws Exception {
     Map<String, Object> overrides = new HashMap<>();
     overrides.put("pekko.remote.artery.canonical.hostname", "127.0.0.1");
     overrides.put("pekko.remote.artery.canonical.port", 0);
     overrides.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
     overrides.put("tensorcache.lookup.endpoint.port", 0);
+    overrides.putAll(settings);
     NodeLauncher.Node node =
         NodeLauncher.start(NodeLauncher.config(profiles, overrides, dataDir), List.of(definition));
     try {
@@ -98,7 +109,14 @@ final class ServerNode implements AutoCloseable {
       try {
         ClusterFill.run(node.system(), node.coordinator(), cacheId, false);
         return;
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        // the ask's own timeout fails its future (an ExecutionException) before the wait for it
+        boolean timedOut =
+            e instanceof java.util.concurrent.TimeoutException
+                || e.getCause() instanceof java.util.concurrent.TimeoutException;
+        if (!timedOut) {
+          throw e;
+        }
         if (attempt == 6) {
           throw new IllegalStateException("the coordinator did not answer within 60 s", e);
         }
@@ -106,8 +124,13 @@ final class ServerNode implements AutoCloseable {
     }
   }
 
+  /** The node's actor system. */
+  public org.apache.pekko.actor.typed.ActorSystem<Void> system() {
+    return node.system();
+  }
+
   /** The node's binary lookup port, as {@code host:port}. */
-  String endpoint() {
+  public String endpoint() {
     var a = TensorCacheNode.get(node.system()).endpointAddress().orElseThrow();
     return a.getHostString() + ":" + a.getPort();
   }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.Done;
@@ -29,19 +30,19 @@ import org.tensorcache.store.spec.CacheSpec;
  * One to a few TensorCache nodes in this JVM, joined into one cluster over Artery TCP on loopback
  * (the embedded profile, each node on its own port), sharing the H2 journal and segment directory.
  */
-final class ScaleNodes implements AutoCloseable {
+public final class ScaleNodes implements AutoCloseable {
   /**
    * Examples per range: ten million examples make 1,221 ranges, well under MAX_RANGES, and a block
    * (64 KiB of values) stays under the 128 KiB gossip budget, so values are replicated by gossip.
    * Fewer, larger ranges also mean fewer segment files, each written with two fsyncs.
    */
-  static final int RANGE_SIZE = 8192;
+  public static final int RANGE_SIZE = 8192;
 
   /** Whole ranges per forward pass: the synthetic runner costs nothing per call. */
   static final int MICRO_BATCH = RANGE_SIZE;
 
   /** Seed of the synthetic runner's values. */
-  static final long SEED = 11;
+  public static final long SEED = 11;
 
   private static final Duration ASK = Duration.ofSeconds(10);
 
@@ -53,7 +54,7 @@ final class ScaleNodes implements AutoCloseable {
   /**
    * A cache of {@code n} synthetic examples named {@code name}, with segments under {@code dir}.
    */
-  static CacheDefinition definition(Path dir, String name, int n) {
+  public static CacheDefinition definition(Path dir, String name, int n) {
     return definition(dir, name, n, RANGE_SIZE);
   }
 
@@ -84,12 +85,26 @@ final class ScaleNodes implements AutoCloseable {
   static ScaleNodes start(
       Path dataDir, List<CacheDefinition> caches, int count, Map<String, Object> overrides)
       throws Exception {
+    return start(dataDir, caches, count, overrides, List.of("local"));
+  }
+
+  /**
+   * The same with {@code profiles} in place of the embedded one alone (e.g. {@code tls, local}: the
+   * embedded profile with Artery over TLS; {@code overrides} then name the TLS files).
+   */
+  public static ScaleNodes start(
+      Path dataDir,
+      List<CacheDefinition> caches,
+      int count,
+      Map<String, Object> overrides,
+      List<String> profiles)
+      throws Exception {
     ScaleNodes cluster = new ScaleNodes();
     try {
       Address first = null;
       for (int i = 0; i < count; i++) {
         NodeLauncher.Node node =
-            NodeLauncher.start(NodeLauncher.config(List.of("local"), overrides, dataDir), caches);
+            NodeLauncher.start(NodeLauncher.config(profiles, overrides, dataDir), caches);
         cluster.nodes.add(node);
         var up = NodeLauncher.whenUp(node.system());
         if (first == null) {
@@ -106,11 +121,13 @@ final class ScaleNodes implements AutoCloseable {
     }
   }
 
-  int size() {
+  /** The number of nodes. */
+  public int size() {
     return nodes.size();
   }
 
-  org.apache.pekko.actor.typed.ActorSystem<Void> system(int node) {
+  /** The actor system of node {@code node}, the first 0. */
+  public org.apache.pekko.actor.typed.ActorSystem<Void> system(int node) {
     return nodes.get(node).system();
   }
 
@@ -118,7 +135,7 @@ final class ScaleNodes implements AutoCloseable {
    * Asks the coordinator to fill {@code cacheId} and returns the seconds until every range is
    * persisted, polling every 20 ms (finer than the command line's 200 ms progress bar).
    */
-  double fillSeconds(String cacheId, Duration within) throws Exception {
+  public double fillSeconds(String cacheId, Duration within) throws Exception {
     NodeLauncher.Node n0 = nodes.get(0);
     long t0 = System.nanoTime();
     statusTimeouts = 0;
@@ -131,9 +148,12 @@ final class ScaleNodes implements AutoCloseable {
       Coordinator.CacheStatus s;
       try {
         s = ClusterFill.status(n0.system(), n0.coordinator(), cacheId);
-      } catch (TimeoutException e) {
+      } catch (TimeoutException | ExecutionException e) {
         // the coordinator answers status between the events it persists: during a large fill
         // the answer can take longer than the command line's 10 s; count it and ask again
+        if (!timedOut(e)) {
+          throw e;
+        }
         statusTimeouts++;
         continue;
       }
@@ -148,13 +168,37 @@ final class ScaleNodes implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until the coordinator singleton answers, so that a fill timed next counts from a started
+   * coordinator: on a busy machine it can start well after the members are Up.
+   */
+  public void awaitCoordinator(String cacheId, Duration within) throws Exception {
+    NodeLauncher.Node n0 = nodes.get(0);
+    long deadline = System.nanoTime() + within.toNanos();
+    while (true) {
+      try {
+        ClusterFill.status(n0.system(), n0.coordinator(), cacheId);
+        return;
+      } catch (TimeoutException | ExecutionException e) {
+        if (!timedOut(e) || System.nanoTime() > deadline) {
+          throw new IllegalStateException("the coordinator did not answer within " + within, e);
+        }
+      }
+    }
+  }
+
+  /** Whether an ask failed by its timeout: the wait for it, or the ask's own (its cause). */
+  private static boolean timedOut(Exception e) {
+    return e instanceof TimeoutException || e.getCause() instanceof TimeoutException;
+  }
+
   /** Status asks of the last {@link #fillSeconds} that got no answer within 10 s. */
-  int statusTimeouts() {
+  public int statusTimeouts() {
     return statusTimeouts;
   }
 
   /** Waits until node {@code node}'s read view holds every range of {@code cacheId} complete. */
-  void awaitReplica(int node, String cacheId, Duration within) throws InterruptedException {
+  public void awaitReplica(int node, String cacheId, Duration within) throws InterruptedException {
     var view = new ReplicaView(TensorCacheNode.get(system(node)).registry());
     int ranges = view.spec(cacheId).rangeCount();
     long deadline = System.nanoTime() + within.toNanos();
@@ -171,7 +215,7 @@ final class ScaleNodes implements AutoCloseable {
   }
 
   /** Examples each node's runners computed since it started. */
-  long[] computedExamples() {
+  public long[] computedExamples() {
     long[] out = new long[nodes.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = TensorCacheNode.get(system(i)).computedExamples();
@@ -203,12 +247,24 @@ final class ScaleNodes implements AutoCloseable {
     }
   }
 
-  /** Stops the nodes one at a time, the last first: stopping several at once slows their exit. */
+  /**
+   * Stops the nodes one at a time, the last first: stopping several at once slows their exit. A
+   * node that does not stop within the launcher's bound does not keep the others running: they are
+   * stopped, then its failure is thrown.
+   */
   @Override
   public void close() {
+    RuntimeException first = null;
     for (int i = nodes.size() - 1; i >= 0; i--) {
-      NodeLauncher.stop(nodes.get(i).system());
+      try {
+        NodeLauncher.stop(nodes.get(i).system());
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
     }
     nodes.clear();
+    if (first != null) {
+      throw first;
+    }
   }
 }
