@@ -72,7 +72,7 @@ public final class LookupSecurity {
   }
 
   /** The TLS socket of a node over {@code socket}: TLS 1.3, a client certificate required. */
-  SSLSocket nodeSocket(Socket socket) throws IOException {
+  public SSLSocket nodeSocket(Socket socket) throws IOException {
     return wrap(socket, null, true);
   }
 

@@ -37,15 +37,18 @@ public final class SecureClient {
   private static final Duration ASK = Duration.ofSeconds(10);
   private static final int[] BATCHES = {32, 256, 4096};
 
+  /** The cache's fields: two floats an example. */
+  private static final int FIELDS = 2;
+
   /** Replies whose every value is checked: the first of each thread and every 16th after it. */
   private static final int CHECK_EVERY = 16;
 
   private SecureClient() {}
 
   /**
-   * Usage: {@code SecureClient --cache ID --n N --server-pid PID --client-dir DIR --token-file FILE
-   * [--quick]}; {@code DIR} holds the certs command's {@code client.crt}, {@code client.key} and
-   * {@code ca.crt}.
+   * Usage: {@code SecureClient --cache ID --n N --server-pid PID --client-dir DIR --node-dir NODE
+   * --token-file FILE [--quick]}; {@code DIR} holds the certs command's {@code client.crt}, {@code
+   * client.key} and {@code ca.crt}, {@code NODE} the node's files, for the TLS echo server.
    */
   public static void main(String[] args) {
     try {
@@ -85,6 +88,14 @@ public final class SecureClient {
       reference[0][i] = SyntheticRunner.value(RemoteBench.SEED, 0, i);
       reference[1][i] = SyntheticRunner.value(RemoteBench.SEED, 1, i);
     }
+    Path node = Path.of(a.get("node-dir"));
+    LookupSecurity echoServer =
+        LookupSecurity.builder()
+            .optCertificate(
+                node.resolve(ClusterCertificates.NODE_CERT),
+                node.resolve(ClusterCertificates.NODE_KEY))
+            .optTrust(node.resolve(ClusterCertificates.CLIENT_CA_CERT))
+            .build();
     Map<String, LongSupplier> cpu = new LinkedHashMap<>();
     cpu.put("client", CpuMeter.self());
     cpu.put("server", CpuMeter.process(Long.parseLong(a.get("server-pid"))));
@@ -95,7 +106,14 @@ public final class SecureClient {
       Map<String, Ports> ports = new LinkedHashMap<>();
       ports.put("plain", new Ports(address(words[1]), LookupSecurity.none()));
       ports.put("tls", new Ports(address(words[2]), security));
-      Map<String, Object> answer = measure(ports, cacheId, reference, cpu, quick);
+      Map<String, Object> answer;
+      try (SocketEcho plainEcho = SocketEcho.start(LookupSecurity.none());
+          SocketEcho tlsEcho = SocketEcho.start(echoServer)) {
+        Map<String, Load.Targets> echoes = new LinkedHashMap<>();
+        echoes.put("echo-plain", () -> plainEcho.client(LookupSecurity.none(), FIELDS));
+        echoes.put("echo-tls", () -> tlsEcho.client(security, FIELDS));
+        answer = measure(ports, echoes, cacheId, reference, cpu, quick);
+      }
       System.out.println(ClientProcess.RESULT + new ObjectMapper().writeValueAsString(answer));
     }
   }
@@ -109,6 +127,7 @@ public final class SecureClient {
 
   private static Map<String, Object> measure(
       Map<String, Ports> ports,
+      Map<String, Load.Targets> echoes,
       String cacheId,
       float[][] reference,
       Map<String, LongSupplier> cpu,
@@ -127,6 +146,9 @@ public final class SecureClient {
         Load.run(() -> new PortTarget(p.connect(), cacheId), Map.of(), n, BATCHES[i], 1, 0, 0.3);
       }
       Load.run(gather, Map.of(), n, BATCHES[i], 1, 0, 0.3);
+      for (Load.Targets echo : echoes.values()) {
+        Load.run(echo, Map.of(), n, BATCHES[i], 1, 0, 0.3);
+      }
     }
     Map<String, Object> connects = connects(ports, cacheId, quick ? 3 : 20);
     Map<String, Object> cipher = CipherFloor.measure(BATCHES, quick ? 0.5 : 1);
@@ -143,6 +165,11 @@ public final class SecureClient {
             Load.Targets port = () -> new PortTarget(p.getValue().connect(), cacheId);
             var figures = Load.run(port, cpu, n, batch, threads, warmup, measure);
             rows.add(row(p.getKey(), round, figures));
+          }
+          // the limit: the same bytes through a bare socket of each kind, this JVM both ends
+          for (var e : echoes.entrySet()) {
+            var figures = Load.run(e.getValue(), cpu, n, batch, threads, warmup, measure);
+            rows.add(row(e.getKey(), round, figures));
           }
         }
       }

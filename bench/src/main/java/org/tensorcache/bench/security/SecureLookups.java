@@ -72,6 +72,7 @@ final class SecureLookups {
     args.addAll(List.of("--server-pid", Long.toString(ProcessHandle.current().pid())));
     Path client = ClusterCertificates.clientDir(certs, SecurityBench.CLIENT);
     args.addAll(List.of("--client-dir", client.toString(), "--token-file", token.toString()));
+    args.addAll(List.of("--node-dir", node.toString()));
     if (quick) {
       args.add("--quick");
     }

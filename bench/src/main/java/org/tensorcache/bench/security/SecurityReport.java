@@ -54,6 +54,14 @@ final class SecurityReport {
       s.put("cpu_ratio", SecurityBench.round2(median(ratios(tls, plain, SecurityReport::cpu))));
       s.put("tls_extra_cpu_us", extraCpu(s));
       s.put("aes_gcm_us", aes.get(batch.toString()));
+      // the limit: the same bytes through bare sockets, TLS over plain
+      List<Map<String, Object>> echoPlain = pick(rows, same, "echo-plain");
+      List<Map<String, Object>> echoTls = pick(rows, same, "echo-tls");
+      s.put("echo_plain", medians(echoPlain));
+      s.put("echo_tls", medians(echoTls));
+      s.put(
+          "echo_ratio",
+          SecurityBench.round2(median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s")))));
       out.add(s);
     }
     return out;
@@ -111,7 +119,7 @@ final class SecurityReport {
         "lookups through the port, N=%,d, median of %s rounds, plain and TLS in turns:%n",
         lookups.get("examples"), lookups.get("rounds"));
     System.out.printf(
-        "%4s %3s | %9s %7s %7s %7s | %9s %7s %7s %7s | %9s | %7s %7s | %12s%n",
+        "%4s %3s | %9s %7s %7s %7s | %9s %7s %7s %7s | %9s | %10s | %7s %7s | %12s%n",
         "B",
         "thr",
         "plain b/s",
@@ -123,6 +131,7 @@ final class SecurityReport {
         "p99 us",
         "cpu us",
         "TLS/plain",
+        "echo ratio",
         "+cpu us",
         "gcm us",
         "gather p50us");
@@ -131,7 +140,8 @@ final class SecurityReport {
       Map<String, Object> t = (Map<String, Object>) s.get("tls");
       Map<String, Object> g = (Map<String, Object>) s.get("gather");
       System.out.printf(
-          "%4d %3d | %9.0f %7.1f %7.1f %7.1f | %9.0f %7.1f %7.1f %7.1f | %9.2f | %7.1f %7.1f |"
+          "%4d %3d | %9.0f %7.1f %7.1f %7.1f | %9.0f %7.1f %7.1f %7.1f | %9.2f | %10.2f | %7.1f"
+              + " %7.1f |"
               + " %12.2f%s%n",
           (int) num(s, "batch"),
           (int) num(s, "threads"),
@@ -144,6 +154,7 @@ final class SecurityReport {
           num(t, "p99_us"),
           num(t, "cpu_us_per_batch"),
           num(s, "ratio"),
+          num(s, "echo_ratio"),
           num(s, "tls_extra_cpu_us"),
           num(s, "aes_gcm_us"),
           num(g, "p50_us"),
@@ -156,8 +167,9 @@ final class SecurityReport {
     System.out.printf(
         "TLS/plain: batches/s, the median of the rounds' ratios; cpu: client + server CPU per"
             + " batch, +cpu TLS's less plain's; gcm: request and reply sealed and opened with"
-            + " AES-256-GCM alone; TLS = %s, client certificate and token; gather: the same batch"
-            + " from arrays in the client's own process%n",
+            + " AES-256-GCM alone; TLS = %s, client certificate and token; echo ratio: the same"
+            + " request and reply bytes through a bare TLS socket over a bare plain one, no cache"
+            + " (the limit); gather: the same batch from arrays in the client's own process%n",
         lookups.get("cipher_suite"));
     Map<String, Object> c = (Map<String, Object>) lookups.get("connects");
     System.out.printf(
@@ -196,16 +208,20 @@ final class SecurityReport {
       throws IOException {
     Map<String, Double> ratio = new LinkedHashMap<>();
     Map<String, Double> target = new LinkedHashMap<>();
+    Map<String, Double> echo = new LinkedHashMap<>();
     for (Map<String, Object> s : (List<Map<String, Object>>) lookups.get("summary")) {
       String name = "B=" + s.get("batch") + ", " + s.get("threads") + " thr";
       ratio.put(name, num(s, "ratio"));
+      echo.put(name, num(s, "echo_ratio"));
       target.put(name, num(s, "batch") == 256 ? LOOKUP_TARGET : 0.0);
     }
     String name = "fill, " + fill.get("nodes") + " nodes";
     ratio.put(name, num((Map<String, Object>) fill.get("summary"), "ratio"));
     target.put(name, FILL_TARGET);
+    echo.put(name, 0.0);
     Map<String, Map<String, Double>> series = new LinkedHashMap<>();
     series.put("TLS / plain TCP (median of the rounds)", ratio);
+    series.put("bare TLS socket / bare plain socket, same bytes (the limit)", echo);
     series.put("target: at least", target);
     Charts.bars(
         png,
