@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.launch.JobDefinitions;
 
 /**
@@ -239,7 +239,7 @@ final class ChaosRun {
       return random;
     }
 
-    Coordinator.CacheStatus status(ClientMember client) {
+    CacheStatus status(ClientMember client) {
       return client.status(Duration.ofSeconds(5));
     }
   }

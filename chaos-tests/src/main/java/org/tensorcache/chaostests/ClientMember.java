@@ -14,6 +14,7 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.launch.NodeLauncher;
 
@@ -63,14 +64,14 @@ final class ClientMember implements AutoCloseable {
   }
 
   /** The coordinator's status of the cache, or null if it does not answer within {@code within}. */
-  Coordinator.CacheStatus status(Duration within) {
+  CacheStatus status(Duration within) {
     try {
       Coordinator.Status s =
           AskPattern.<Coordinator.Command, Coordinator.Status>ask(
                   node.coordinator(), Coordinator.GetStatus::new, within, node.system().scheduler())
               .toCompletableFuture()
               .get(within.toMillis() + 500, TimeUnit.MILLISECONDS);
-      for (Coordinator.CacheStatus c : s.caches()) {
+      for (CacheStatus c : s.caches()) {
         if (c.cacheId().equals(cacheId)) {
           return c;
         }

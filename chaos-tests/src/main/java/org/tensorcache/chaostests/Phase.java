@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 
 /**
  * One life of the cluster in an episode: three nodes and the client member start, the fill runs
@@ -51,7 +51,7 @@ final class Phase {
   /** Injects one fault, starts a replacement at once and waits until the cluster serves again. */
   void inject(Faults.Kind kind) throws Exception {
     ChaosCluster cluster = ep.cluster();
-    Coordinator.CacheStatus before = ep.status(client);
+    CacheStatus before = ep.status(client);
     boolean midFill = before != null && before.persistedRanges() < before.ranges();
     Set<Integer> persisted = Faults.persisted(ep.cache().segmentDir());
     Map<NodeProcess, Integer> marks = Faults.marks(cluster.live());
@@ -137,7 +137,7 @@ final class Phase {
   /** Waits for every range to be persisted, then checks lookups and segments. */
   void finish(String what) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
-    Coordinator.CacheStatus s = ep.status(client);
+    CacheStatus s = ep.status(client);
     while (s == null || s.persistedRanges() < s.ranges()) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(what + ": fill not complete within 300 s: " + s);

@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.Job;
@@ -94,8 +94,7 @@ final class DemoCommand implements Callable<Integer> {
         NodeLauncher.startLocal(job.dataDir(), List.of(prepared.definition()), START);
     try {
       long t0 = System.nanoTime();
-      Coordinator.CacheStatus status =
-          ClusterFill.run(node.system(), node.coordinator(), cacheId, true);
+      CacheStatus status = ClusterFill.run(node.system(), node.coordinator(), cacheId, true);
       r.fillSeconds = (System.nanoTime() - t0) / 1e9;
       r.computed = TensorCacheNode.get(node.system()).computedExamples();
       if (r.computed == 0) {

@@ -2,7 +2,7 @@ package org.tensorcache.cli;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.launch.ClientNode;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.Job;
@@ -52,10 +52,10 @@ final class FillCommand implements Callable<Integer> {
             cluster.seeds(StatusCommand.DEFAULT_SEEDS),
             job.dataDir(),
             timeout)) {
-      Coordinator.CacheStatus first =
+      CacheStatus first =
           ClusterFill.status(client.node().system(), client.node().coordinator(), cacheId);
       long t0 = System.nanoTime();
-      Coordinator.CacheStatus last =
+      CacheStatus last =
           ClusterFill.run(client.node().system(), client.node().coordinator(), cacheId, true);
       double seconds = (System.nanoTime() - t0) / 1e9;
       long computed = last.present() - first.present();

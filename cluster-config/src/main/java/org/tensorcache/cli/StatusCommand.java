@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.pekko.cluster.Member;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.launch.ClientNode;
 import org.tensorcache.launch.HostPort;
@@ -68,12 +69,12 @@ final class StatusCommand implements Callable<Integer> {
           "  %-36s %-8s %s%n", m.address(), m.status(), roles.isEmpty() ? "-" : roles);
     }
     System.out.printf("caches (%d)%n", status.caches().length);
-    for (Coordinator.CacheStatus c : status.caches()) {
+    for (CacheStatus c : status.caches()) {
       System.out.printf("  %s%n", describe(c));
     }
   }
 
-  static String describe(Coordinator.CacheStatus c) {
+  static String describe(CacheStatus c) {
     return String.format(
         "%s  examples %d/%d present  ranges %d/%d complete, %d/%d persisted  %s",
         c.cacheId(),

@@ -7,6 +7,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 
 /** Asks the coordinator to fill a cache and follows it with a progress bar until persisted. */
@@ -16,7 +17,7 @@ public final class ClusterFill {
   private ClusterFill() {}
 
   /** Fills {@code cacheId}; returns its status once every range is persisted. */
-  public static Coordinator.CacheStatus run(
+  public static CacheStatus run(
       ActorSystem<?> system,
       ActorRef<Coordinator.Command> coordinator,
       String cacheId,
@@ -27,7 +28,7 @@ public final class ClusterFill {
         .toCompletableFuture()
         .get(ASK.toMillis(), TimeUnit.MILLISECONDS)
         .getValue();
-    Coordinator.CacheStatus status = status(system, coordinator, cacheId);
+    CacheStatus status = status(system, coordinator, cacheId);
     if (status.persistedRanges() == status.ranges()) {
       return status;
     }
@@ -48,7 +49,7 @@ public final class ClusterFill {
   }
 
   /** The coordinator's view of one cache. */
-  public static Coordinator.CacheStatus status(
+  public static CacheStatus status(
       ActorSystem<?> system, ActorRef<Coordinator.Command> coordinator, String cacheId)
       throws Exception {
     Coordinator.Status status =
@@ -56,7 +57,7 @@ public final class ClusterFill {
                 coordinator, Coordinator.GetStatus::new, ASK, system.scheduler())
             .toCompletableFuture()
             .get(ASK.toMillis(), TimeUnit.MILLISECONDS);
-    for (Coordinator.CacheStatus s : status.caches()) {
+    for (CacheStatus s : status.caches()) {
       if (s.cacheId().equals(cacheId)) {
         return s;
       }

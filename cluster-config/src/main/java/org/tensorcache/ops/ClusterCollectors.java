@@ -9,7 +9,7 @@ import java.util.function.ToDoubleFunction;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 
 /**
  * The cluster as this node sees it, as Prometheus gauges: members by status, and per cache the
@@ -17,7 +17,7 @@ import org.tensorcache.actors.coordinator.Coordinator;
  * time to completion and the replication lag. Every node exports the same coverage: take one.
  */
 final class ClusterCollectors {
-  /** Range states in the order of {@link Coordinator.CacheStatus#MISSING} and the rest. */
+  /** Range states in the order of {@link CacheStatus#MISSING} and the rest. */
   static final String[] STATES = {"missing", "computing", "complete", "persisted", "rejected"};
 
   private ClusterCollectors() {}

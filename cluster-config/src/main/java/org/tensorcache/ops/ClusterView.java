@@ -12,6 +12,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 
 /**
@@ -24,7 +25,7 @@ final class ClusterView {
   private static final Logger log = LoggerFactory.getLogger(ClusterView.class);
 
   /** One cache's coverage with its fill rate (examples per second) and time to complete. */
-  record CacheView(Coordinator.CacheStatus status, double examplesPerSecond, double etaSeconds) {}
+  record CacheView(CacheStatus status, double examplesPerSecond, double etaSeconds) {}
 
   /** The last answer: when it came ({@link System#nanoTime()}, 0: never) and each cache's view. */
   record Snapshot(long atNanos, List<CacheView> caches) {
@@ -89,7 +90,7 @@ final class ClusterView {
   /** The view of {@code status} at {@code now}, its rates measured with the earlier answers. */
   synchronized Snapshot update(Coordinator.Status status, long now) {
     List<CacheView> views = new java.util.ArrayList<>();
-    for (Coordinator.CacheStatus c : status.caches()) {
+    for (CacheStatus c : status.caches()) {
       Deque<long[]> s = samples.computeIfAbsent(c.cacheId(), id -> new ArrayDeque<>());
       if (!s.isEmpty() && s.peekLast()[1] > c.present()) {
         s.clear(); // fewer present than before: a coordinator that just started; measure again

@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.replica.ReplicaView;
@@ -94,7 +95,7 @@ class AeronClusterTest {
         Duration.ofMillis(300),
         () -> {
           second.coordinator().tell(new Coordinator.GetStatus(statuses.ref()));
-          Coordinator.CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(5)).caches()[0];
+          CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(5)).caches()[0];
           assertEquals(s.ranges(), s.persistedRanges(), s.toString());
           return null;
         });

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 
 /**
  * A node's Prometheus endpoint, scraped before, during and after a fill: the names follow the
@@ -56,7 +56,7 @@ class MetricsEndpointTest {
       sawPartial |= computed > 0 && computed < 1024;
       Thread.sleep(100);
     }
-    Coordinator.CacheStatus done = fill.get();
+    CacheStatus done = fill.get();
     assertEquals(16, done.persistedRanges());
     assertTrue(sawPartial, "a scrape during the fill saw part of the examples computed");
 

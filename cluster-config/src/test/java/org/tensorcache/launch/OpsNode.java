@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.ops.Operations;
 
 /**
@@ -56,7 +56,7 @@ final class OpsNode implements AutoCloseable {
   }
 
   /** Asks the coordinator to fill {@code cacheId}; completes once every range is persisted. */
-  CompletableFuture<Coordinator.CacheStatus> fill(String cacheId) {
+  CompletableFuture<CacheStatus> fill(String cacheId) {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
@@ -68,7 +68,7 @@ final class OpsNode implements AutoCloseable {
   }
 
   /** The coordinator's view of {@code cacheId}. */
-  Coordinator.CacheStatus status(String cacheId) throws Exception {
+  CacheStatus status(String cacheId) throws Exception {
     return ClusterFill.status(node.system(), node.coordinator(), cacheId);
   }
 

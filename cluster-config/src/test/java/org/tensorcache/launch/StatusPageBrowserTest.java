@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.coordinator.CacheStatus;
 
 /**
  * The status page in a real headless browser (Debian's chromium) during a fill: the page renders
@@ -42,7 +42,7 @@ class StatusPageBrowserTest {
 
     assertEquals(404, ops.get(ops.metrics, "/nothing-here").statusCode());
     var fill = ops.fill(id);
-    Coordinator.CacheStatus s = ops.status(id);
+    CacheStatus s = ops.status(id);
     while (s.present() < 256 && !fill.isDone()) { // well into the fill
       Thread.sleep(100);
       s = ops.status(id);

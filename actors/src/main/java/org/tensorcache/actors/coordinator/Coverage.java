@@ -129,9 +129,9 @@ final class Coverage {
   }
 
   /**
-   * The state of every range ({@link Coordinator.CacheStatus#PERSISTED} and so on): persisted and
-   * checked, else complete in the replicas, else rejected at restore, else computing (some of its
-   * examples present), else missing.
+   * The state of every range ({@link CacheStatus#PERSISTED} and so on): persisted and checked, else
+   * complete in the replicas, else rejected at restore, else computing (some of its examples
+   * present), else missing.
    */
   byte[] rangeStates(String cacheId, CoordinatorState.CacheProgress progress) {
     byte[] states = new byte[ranges(cacheId)];
@@ -139,14 +139,12 @@ final class Coverage {
     for (int r = 0; r < states.length; r++) {
       states[r] =
           progress.isPersisted(r) && !unchecked.get(r)
-              ? Coordinator.CacheStatus.PERSISTED
+              ? CacheStatus.PERSISTED
               : complete(cacheId, r)
-                  ? Coordinator.CacheStatus.COMPLETE
+                  ? CacheStatus.COMPLETE
                   : rejected.get(cacheId).get(r)
-                      ? Coordinator.CacheStatus.REJECTED
-                      : present.get(cacheId)[r] > 0
-                          ? Coordinator.CacheStatus.COMPUTING
-                          : Coordinator.CacheStatus.MISSING;
+                      ? CacheStatus.REJECTED
+                      : present.get(cacheId)[r] > 0 ? CacheStatus.COMPUTING : CacheStatus.MISSING;
     }
     return states;
   }
@@ -169,13 +167,13 @@ final class Coverage {
 
   /** Coverage and persistence of every cache, for {@link Coordinator.GetStatus}. */
   Coordinator.Status status(CoordinatorState state, java.util.List<CacheDefinition> caches) {
-    java.util.List<Coordinator.CacheStatus> out = new java.util.ArrayList<>();
+    java.util.List<CacheStatus> out = new java.util.ArrayList<>();
     for (CacheDefinition d : caches) {
       CoordinatorState.CacheProgress p = state.progress(d.cacheId());
       String id = d.cacheId();
       boolean known = knows(id);
       out.add(
-          new Coordinator.CacheStatus(
+          new CacheStatus(
               id,
               d.spec().n(),
               known ? present(id) : 0,
@@ -187,6 +185,6 @@ final class Coverage {
               known ? unpersistedMillis(id, p) : 0,
               known ? rangeStates(id, p) : new byte[d.spec().rangeCount()]));
     }
-    return new Coordinator.Status(out.toArray(Coordinator.CacheStatus[]::new));
+    return new Coordinator.Status(out.toArray(CacheStatus[]::new));
   }
 }

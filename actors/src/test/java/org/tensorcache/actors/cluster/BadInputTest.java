@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.lookup.LookupFailedException;
@@ -61,7 +62,7 @@ class BadInputTest {
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
     Fills.fill(kit, coordinator, filled.cacheId(), Duration.ofSeconds(40));
-    List<Coordinator.CacheStatus> before =
+    List<CacheStatus> before =
         List.of(
             Fills.status(kit, coordinator, filled.cacheId()),
             Fills.status(kit, coordinator, slow.cacheId()));

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.actors.testing.TestCache;
@@ -105,11 +106,11 @@ class ClusterFillTest {
         });
   }
 
-  static Coordinator.CacheStatus status(TestCluster cluster, TestCache cache) {
+  static CacheStatus status(TestCluster cluster, TestCache cache) {
     ActorTestKit first = cluster.nodes.get(0);
     TestProbe<Coordinator.Status> probe = first.createTestProbe();
     cluster.coordinators.get(0).tell(new Coordinator.GetStatus(probe.ref()));
-    for (Coordinator.CacheStatus s : probe.receiveMessage(Duration.ofSeconds(10)).caches()) {
+    for (CacheStatus s : probe.receiveMessage(Duration.ofSeconds(10)).caches()) {
       if (s.cacheId().equals(cache.cacheId())) {
         return s;
       }
@@ -126,7 +127,7 @@ class ClusterFillTest {
             within,
             Duration.ofMillis(500),
             () -> {
-              Coordinator.CacheStatus s = status(cluster, cache);
+              CacheStatus s = status(cluster, cache);
               assertEquals(s.ranges(), s.persistedRanges(), s.toString());
               return null;
             });

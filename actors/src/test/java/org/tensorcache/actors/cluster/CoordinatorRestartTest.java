@@ -36,6 +36,7 @@ import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
 import org.tensorcache.actors.testing.TestCache;
@@ -107,7 +108,7 @@ class CoordinatorRestartTest {
         Duration.ofMillis(300),
         () -> {
           coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
-          Coordinator.CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(3)).caches()[0];
+          CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(3)).caches()[0];
           assertEquals(s.ranges(), s.persistedRanges(), s.toString());
           return null;
         });

@@ -8,6 +8,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 
 /** Fills a cache through a node's coordinator and reads its status, for single-node tests. */
@@ -33,18 +34,18 @@ final class Fills {
         within,
         Duration.ofMillis(300),
         () -> {
-          Coordinator.CacheStatus s = status(kit, coordinator, cacheId);
+          CacheStatus s = status(kit, coordinator, cacheId);
           assertEquals(s.ranges(), s.persistedRanges(), s.toString());
           return null;
         });
   }
 
   /** The coordinator's status of {@code cacheId}. */
-  static Coordinator.CacheStatus status(
+  static CacheStatus status(
       ActorTestKit kit, ActorRef<Coordinator.Command> coordinator, String cacheId) {
     TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
     coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
-    for (Coordinator.CacheStatus s : statuses.receiveMessage(Duration.ofSeconds(5)).caches()) {
+    for (CacheStatus s : statuses.receiveMessage(Duration.ofSeconds(5)).caches()) {
       if (s.cacheId().equals(cacheId)) {
         return s;
       }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockDataSerializer;
 import org.tensorcache.actors.cache.PresenceData;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState;
 import org.tensorcache.actors.lookup.LookupActor;
@@ -61,8 +62,8 @@ class MessageSerializationTest {
         testKit.<LookupActor.TierReport>createTestProbe().ref();
     long[] indices = {0, 17, 1L << 40, -1};
     float[][] values = {{1f, Float.NEGATIVE_INFINITY, -0f, Float.NaN}, {2.5f, 3f, 4f, 5f}};
-    Coordinator.CacheStatus cache =
-        new Coordinator.CacheStatus(
+    CacheStatus cache =
+        new CacheStatus(
             "dpo-ref-ab12", 2000, 1536, 4, 3, 2, true, true, 1500, new byte[] {3, 3, 2, 4});
     LookupActor.CacheTiers tiers =
         new LookupActor.CacheTiers(
@@ -92,7 +93,7 @@ class MessageSerializationTest {
         new Coordinator.StartFill("dpo-ref-ab12", acks),
         new Coordinator.RangeWritten("dpo-ref-ab12", 65),
         new Coordinator.GetStatus(statuses),
-        new Coordinator.Status(new Coordinator.CacheStatus[] {cache, cache}),
+        new Coordinator.Status(new CacheStatus[] {cache, cache}),
         cache,
         CoordinatorState.empty(),
         new CoordinatorState(new CoordinatorState.CacheProgress[] {progress}),

@@ -32,6 +32,7 @@ import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.RemoteLookupClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.testing.TestCache;
@@ -79,7 +80,7 @@ class RemoteLookupTest {
         assertTrue(cache.computedExamples.get() > 0, "the early lookup was computed");
 
         Fills.fill(kit, coordinator, id, Duration.ofSeconds(60));
-        Coordinator.CacheStatus before = Fills.status(kit, coordinator, id);
+        CacheStatus before = Fills.status(kit, coordinator, id);
         long computed = cache.computedExamples.get();
         Random random = new Random(5);
         for (int round = 0; round < 20; round++) {

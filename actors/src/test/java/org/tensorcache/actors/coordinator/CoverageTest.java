@@ -55,11 +55,11 @@ class CoverageTest {
     CoordinatorState.CacheProgress p = journal.progress("c-1");
     assertArrayEquals(
         new byte[] {
-          Coordinator.CacheStatus.PERSISTED,
-          Coordinator.CacheStatus.COMPLETE,
-          Coordinator.CacheStatus.COMPUTING,
-          Coordinator.CacheStatus.MISSING,
-          Coordinator.CacheStatus.REJECTED
+          CacheStatus.PERSISTED,
+          CacheStatus.COMPLETE,
+          CacheStatus.COMPUTING,
+          CacheStatus.MISSING,
+          CacheStatus.REJECTED
         },
         coverage.rangeStates("c-1", p));
 
@@ -70,6 +70,6 @@ class CoverageTest {
     assertEquals(0, coverage.unpersistedMillis("c-1", written));
 
     coverage.presence("c-1", 4, 10); // computed again: complete, no longer shown rejected
-    assertEquals(Coordinator.CacheStatus.COMPLETE, coverage.rangeStates("c-1", written)[4]);
+    assertEquals(CacheStatus.COMPLETE, coverage.rangeStates("c-1", written)[4]);
   }
 }

@@ -17,6 +17,7 @@ import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.bench.fixture.SyntheticRunner;
@@ -145,7 +146,7 @@ public final class ScaleNodes implements AutoCloseable {
         .get(ASK.toMillis(), TimeUnit.MILLISECONDS)
         .getValue();
     while (true) {
-      Coordinator.CacheStatus s;
+      CacheStatus s;
       try {
         s = ClusterFill.status(n0.system(), n0.coordinator(), cacheId);
       } catch (TimeoutException | ExecutionException e) {

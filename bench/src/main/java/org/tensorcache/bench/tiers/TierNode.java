@@ -16,6 +16,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.launch.ClusterFill;
@@ -98,7 +99,7 @@ public final class TierNode implements AutoCloseable {
         .get(11, TimeUnit.SECONDS)
         .getValue();
     // ClusterFill.run looks every 100 ms, a tenth of a fill of a few seconds: here every 10 ms
-    Coordinator.CacheStatus status = ClusterFill.status(node.system(), node.coordinator(), cacheId);
+    CacheStatus status = ClusterFill.status(node.system(), node.coordinator(), cacheId);
     while (status.persistedRanges() < status.ranges()) {
       Thread.sleep(10);
       status = ClusterFill.status(node.system(), node.coordinator(), cacheId);
