@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,24 @@ import java.util.concurrent.TimeUnit;
 public final class ClientProcess implements AutoCloseable {
   /** The start of the line that carries a client's answer. */
   public static final String RESULT = "RESULT ";
+
+  /**
+   * A client's arguments: {@code --name value} pairs and the flag {@code --quick} (as {@code
+   * quick=true}); anything else is an error naming it.
+   */
+  public static Map<String, String> options(String[] args) {
+    Map<String, String> a = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--quick")) {
+        a.put("quick", "true");
+      } else if (args[i].startsWith("--") && i + 1 < args.length) {
+        a.put(args[i].substring(2), args[++i]);
+      } else {
+        throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+      }
+    }
+    return a;
+  }
 
   private final Process process;
   private final PrintWriter commands;

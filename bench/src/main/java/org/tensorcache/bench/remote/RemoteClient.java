@@ -52,16 +52,7 @@ public final class RemoteClient {
   }
 
   private static void run(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--quick")) {
-        a.put("quick", "true");
-      } else if (args[i].startsWith("--") && i + 1 < args.length) {
-        a.put(args[i].substring(2), args[++i]);
-      } else {
-        throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
-      }
-    }
+    Map<String, String> a = ClientProcess.options(args);
     int n = Integer.parseInt(a.get("n"));
     byte[][] keys = new byte[n][];
     for (int i = 0; i < n; i++) {

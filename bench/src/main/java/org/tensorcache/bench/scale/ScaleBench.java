@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Results;
 
@@ -27,20 +28,8 @@ public final class ScaleBench {
 
   /** Usage: {@code ScaleBench [--quick] [--out DIR] [--work DIR]}. */
   public static void main(String[] args) throws Exception {
-    boolean quick = false;
-    Path out = Path.of("bench/results");
-    Path work = Path.of("bench/work");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--quick" -> quick = true;
-        case "--out" -> out = Path.of(args[++i]);
-        case "--work" -> work = Path.of(args[++i]);
-        default ->
-            throw new IllegalArgumentException(
-                "unknown argument '" + args[i] + "', expected --quick, --out DIR or --work DIR");
-      }
-    }
-    run(work, out, quick);
+    PartArgs p = PartArgs.parse(args);
+    run(p.work(), p.out(), p.quick());
     // the stopped nodes leave no work behind, but a non-daemon pool thread would hold the JVM
     System.exit(0);
   }

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,9 +39,6 @@ public final class SecureClient {
   /** The cache's fields: two floats an example. */
   private static final int FIELDS = 2;
 
-  /** Replies whose every value is checked: the first of each thread and every 16th after it. */
-  private static final int CHECK_EVERY = 16;
-
   private SecureClient() {}
 
   /**
@@ -61,16 +57,7 @@ public final class SecureClient {
   }
 
   private static void run(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--quick")) {
-        a.put("quick", "true");
-      } else if (args[i].startsWith("--") && i + 1 < args.length) {
-        a.put(args[i].substring(2), args[++i]);
-      } else {
-        throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
-      }
-    }
+    Map<String, String> a = ClientProcess.options(args);
     String cacheId = a.get("cache");
     int n = Integer.parseInt(a.get("n"));
     boolean quick = a.containsKey("quick");
@@ -138,12 +125,13 @@ public final class SecureClient {
     int[] threadCounts = quick ? new int[] {1} : new int[] {1, 2};
     double warmup = quick ? 0.3 : 2;
     double measure = quick ? 0.5 : 2;
-    Load.Targets gather = () -> new GatherTarget(reference);
+    Load.Targets gather = () -> new LookupTargets.Gather(reference);
 
     // the JIT (TLS's AES-GCM included) before any figure, every batch size, the largest first
     for (int i = BATCHES.length - 1; i >= 0; i--) {
       for (Ports p : ports.values()) {
-        Load.run(() -> new PortTarget(p.connect(), cacheId), Map.of(), n, BATCHES[i], 1, 0, 0.3);
+        Load.run(
+            () -> new LookupTargets.Port(p.connect(), cacheId), Map.of(), n, BATCHES[i], 1, 0, 0.3);
       }
       Load.run(gather, Map.of(), n, BATCHES[i], 1, 0, 0.3);
       for (Load.Targets echo : echoes.values()) {
@@ -162,7 +150,7 @@ public final class SecureClient {
           }
           // plain and TLS take turns, so that both see the same moments of a noisy machine
           for (var p : ports.entrySet()) {
-            Load.Targets port = () -> new PortTarget(p.getValue().connect(), cacheId);
+            Load.Targets port = () -> new LookupTargets.Port(p.getValue().connect(), cacheId);
             var figures = Load.run(port, cpu, n, batch, threads, warmup, measure);
             rows.add(row(p.getKey(), round, figures));
           }
@@ -179,7 +167,7 @@ public final class SecureClient {
     out.put("rounds", rounds);
     out.put("warmup_s", warmup);
     out.put("measure_s", measure);
-    out.put("check_every", CHECK_EVERY);
+    out.put("check_every", LookupTargets.CHECK_EVERY);
     out.put("connects", connects);
     out.put("aes_gcm_us_per_batch", cipher);
     out.put("rows", rows);
@@ -206,7 +194,7 @@ public final class SecureClient {
         }
         nanos.get(p.getKey())[t] = System.nanoTime() - t0;
         for (int i = 0; i < indices.length; i++) {
-          expect(indices[i], out[0][i], out[1][i]);
+          LookupTargets.expect(indices[i], out[0][i], out[1][i]);
         }
       }
     }
@@ -247,83 +235,5 @@ public final class SecureClient {
     int colon = hostPort.lastIndexOf(':');
     return new InetSocketAddress(
         hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
-  }
-
-  /** One thread's client of a port, into arrays it reuses, as a data loader would. */
-  private static final class PortTarget implements Load.Target<float[][]> {
-    private final RemoteLookupClient client;
-    private final String cacheId;
-    private final float[][] out = new float[2][BATCHES[BATCHES.length - 1]];
-    private long replies;
-
-    PortTarget(RemoteLookupClient client, String cacheId) {
-      this.client = client;
-      this.cacheId = cacheId;
-    }
-
-    @Override
-    public float[][] fetch(long[] indices) {
-      client.lookupInto(cacheId, indices, out);
-      return out;
-    }
-
-    @Override
-    public int check(long[] indices, float[][] reply) {
-      if (replies++ % CHECK_EVERY != 0) {
-        return 0;
-      }
-      for (int i = 0; i < indices.length; i++) {
-        expect(indices[i], reply[0][i], reply[1][i]);
-      }
-      return indices.length;
-    }
-
-    @Override
-    public void close() {
-      client.close();
-    }
-  }
-
-  /** The same batch gathered from this process's own arrays: what the bytes cost in memory. */
-  private static final class GatherTarget implements Load.Target<float[][]> {
-    private final float[][] values;
-    private final float[][] out = new float[2][BATCHES[BATCHES.length - 1]];
-    private long replies;
-
-    GatherTarget(float[][] values) {
-      this.values = values;
-    }
-
-    @Override
-    public float[][] fetch(long[] indices) {
-      for (int f = 0; f < out.length; f++) {
-        float[] from = values[f];
-        float[] to = out[f];
-        for (int i = 0; i < indices.length; i++) {
-          to[i] = from[(int) indices[i]];
-        }
-      }
-      return out;
-    }
-
-    @Override
-    public int check(long[] indices, float[][] reply) {
-      if (replies++ % CHECK_EVERY != 0) {
-        return 0;
-      }
-      for (int i = 0; i < indices.length; i++) {
-        expect(indices[i], reply[0][i], reply[1][i]);
-      }
-      return indices.length;
-    }
-  }
-
-  private static void expect(long index, float chosen, float rejected) {
-    if (Float.floatToRawIntBits(chosen)
-            != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 0, index))
-        || Float.floatToRawIntBits(rejected)
-            != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 1, index))) {
-      throw new IllegalStateException("wrong value served for example " + index);
-    }
   }
 }

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.launch.tls.ClusterCertificates;
 
@@ -34,20 +35,8 @@ public final class SecurityBench {
 
   /** Usage: {@code SecurityBench [--quick] [--out DIR] [--work DIR]}. */
   public static void main(String[] args) throws Exception {
-    boolean quick = false;
-    Path out = Path.of("bench/results");
-    Path work = Path.of("bench/work");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--quick" -> quick = true;
-        case "--out" -> out = Path.of(args[++i]);
-        case "--work" -> work = Path.of(args[++i]);
-        default ->
-            throw new IllegalArgumentException(
-                "unknown argument '" + args[i] + "', expected --quick, --out DIR or --work DIR");
-      }
-    }
-    run(work, out, quick);
+    PartArgs p = PartArgs.parse(args);
+    run(p.work(), p.out(), p.quick());
     System.exit(0); // a stopped node may leave a non-daemon pool thread behind
   }
 
