@@ -15,9 +15,15 @@ public record NodeSettings(
     Duration writeTimeout,
     long gossipBudget) {
 
-  /** Reads {@code tensorcache.*} from {@code config}. */
+  private static final String FRAME = "pekko.remote.artery.advanced.maximum-frame-size";
+
+  /**
+   * Reads {@code tensorcache.*} from {@code config}; a gossip budget that Artery's frames cannot
+   * carry is an error naming both settings.
+   */
   public static NodeSettings create(Config config) {
     Config c = config.getConfig("tensorcache");
+    checkGossipBudget(c.getBytes("replication.gossip-budget"), config);
     return new NodeSettings(
         c.getDuration("lookup.timeout"),
         c.getDuration("lookup.retry-after"),
@@ -28,5 +34,25 @@ public record NodeSettings(
         c.getInt("coordinator.snapshot-every"),
         c.getDuration("replication.write-timeout"),
         c.getBytes("replication.gossip-budget"));
+  }
+
+  /**
+   * A block gossiped whole travels in one Artery frame with its presence and the message around it,
+   * and a frame over the limit is dropped by the sender; so the budget must leave half the frame.
+   */
+  private static void checkGossipBudget(long budget, Config config) {
+    if (!config.hasPath(FRAME)) {
+      return; // no Artery: nothing is gossiped over the network
+    }
+    long frame = config.getBytes(FRAME);
+    if (budget <= 0 || budget > frame / 2) {
+      throw new IllegalArgumentException(
+          String.format(
+              "tensorcache.replication.gossip-budget is %d bytes, expected more than 0 and at most"
+                  + " half of %s (%d bytes): a larger block could not be gossiped in one frame;"
+                  + " lower the budget (ranges above it are replicated by reference) or raise"
+                  + " the frame size",
+              budget, FRAME, frame));
+    }
   }
 }
