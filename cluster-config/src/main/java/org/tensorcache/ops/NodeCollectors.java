@@ -104,6 +104,11 @@ final class NodeCollectors {
         .help("Connections of the binary lookup port open now.")
         .callback(cb -> cb.call(m.portOpen()))
         .register(registry);
+    GaugeWithCallback.builder()
+        .name("tensorcache_port_requests_in_flight")
+        .help("Requests of the binary lookup port read whole and not answered yet.")
+        .callback(cb -> cb.call(m.portInFlight()))
+        .register(registry);
     counter(
         registry,
         "tensorcache_port_accepted_total",

@@ -103,6 +103,7 @@ class MetricsEndpointTest {
     assertTrue(after.get("tensorcache_port_accepted_total") >= 1);
     assertEquals(0, after.get("tensorcache_port_refused_total"));
     assertEquals(0, after.get("tensorcache_port_connections"), "the client closed them");
+    assertEquals(0, after.get("tensorcache_port_requests_in_flight"), "every request answered");
   }
 
   @Test
@@ -152,6 +153,7 @@ class MetricsEndpointTest {
             "tensorcache_segment_read_seconds",
             "tensorcache_replication_lag_seconds",
             "tensorcache_port_connections",
+            "tensorcache_port_requests_in_flight",
             "tensorcache_port_accepted_total",
             "tensorcache_port_refused_total",
             "tensorcache_members",

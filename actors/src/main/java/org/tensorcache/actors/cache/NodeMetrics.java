@@ -69,6 +69,8 @@ public final class NodeMetrics {
   private final LatencyHistogram segmentReads = new LatencyHistogram(LatencyHistogram.IO_BOUNDS);
   private final LongAdder portAccepted = new LongAdder();
   private final LongAdder portClosed = new LongAdder();
+  private final LongAdder portRequestsStarted = new LongAdder();
+  private final LongAdder portRequestsEnded = new LongAdder();
   private final LongAdder portRefused = new LongAdder();
   private final ConcurrentHashMap<String, LongAdder> portRejected = new ConcurrentHashMap<>();
 
@@ -143,6 +145,16 @@ public final class NodeMetrics {
     portClosed.increment();
   }
 
+  /** A connection of the lookup port read a whole request and starts answering it. */
+  public void portRequestStarted() {
+    portRequestsStarted.increment();
+  }
+
+  /** A request {@link #portRequestStarted} was answered, or its connection ended. */
+  public void portRequestEnded() {
+    portRequestsEnded.increment();
+  }
+
   /** The lookup port refused a connection: it served as many as it may. */
   public void portRefused() {
     portRefused.increment();
@@ -215,6 +227,11 @@ public final class NodeMetrics {
   /** Connections of the lookup port open now. */
   public long portOpen() {
     return portAccepted.sum() - portClosed.sum();
+  }
+
+  /** Requests of the lookup port read whole and not answered yet. */
+  public long portInFlight() {
+    return portRequestsStarted.sum() - portRequestsEnded.sum();
   }
 
   /** Clients the lookup port turned away, by reason. */

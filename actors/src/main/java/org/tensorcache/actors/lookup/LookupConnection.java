@@ -40,6 +40,9 @@ final class LookupConnection implements Runnable {
   private final int maxRequest;
   private final PortConnections connections;
 
+  /** Whether this connection's current request is counted in flight by the metrics. */
+  private boolean inFlight;
+
   LookupConnection(
       PortConnections.Conn c,
       LocalLookup lookup,
@@ -92,6 +95,7 @@ final class LookupConnection implements Runnable {
           if (!c.startServing()) {
             return; // closed meanwhile: the request is not served
           }
+          requestStarted();
           LookupWire.Request request = LookupWire.decodeRequest(frame);
           if (request.op() == LookupWire.AUTH) {
             authenticate(request.token());
@@ -108,13 +112,17 @@ final class LookupConnection implements Runnable {
               authenticated || e.getMessage().startsWith(UNAUTHORIZED)
                   ? e.getMessage()
                   : NOT_AUTHENTICATED;
-          if (!c.startServing()) {
-            return;
+          if (!inFlight) {
+            if (!c.startServing()) {
+              return;
+            }
+            requestStarted();
           }
           reply = LookupWire.encodeError(frames, LookupWire.PROTOCOL, refusal);
         }
         c.deadline(after(settings.idleTimeout())); // the client must take the reply by then
         frames.send(reply, out);
+        requestEnded();
         if (refusal != null) {
           if (refusal.startsWith(UNAUTHORIZED)) {
             log.info("lookup connection from {} refused: {}", peer, refusal);
@@ -136,6 +144,9 @@ final class LookupConnection implements Runnable {
     } catch (IOException e) {
       log.warn("lookup connection from {} failed: {}", peer, e.toString());
     } finally {
+      if (inFlight) {
+        requestEnded();
+      }
       connections.remove(c);
       lookup.metrics().portClosed();
     }
@@ -146,6 +157,16 @@ final class LookupConnection implements Runnable {
     if (security.token().isPresent() && !security.tokenMatches(token)) {
       throw new ProtocolException(UNAUTHORIZED + "wrong token");
     }
+  }
+
+  private void requestStarted() {
+    inFlight = true;
+    lookup.metrics().portRequestStarted();
+  }
+
+  private void requestEnded() {
+    inFlight = false;
+    lookup.metrics().portRequestEnded();
   }
 
   private static long after(Duration d) {

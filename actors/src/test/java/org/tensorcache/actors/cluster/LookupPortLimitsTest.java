@@ -181,7 +181,14 @@ class LookupPortLimitsTest {
             LookupWire.encodeGet(
                 c.frames, LookupWire.VERSION_3, utf8(held.cacheId()), new long[] {i}));
       }
-      Thread.sleep(1500); // every request read and in flight
+      var metrics = TensorCacheNode.get(kit.system()).metrics();
+      kit.createTestProbe()
+          .awaitAssert(
+              Duration.ofSeconds(10),
+              () -> {
+                assertEquals(64, metrics.portInFlight(), "requests read and in flight");
+                return null;
+              });
       try (RawConnection refused = RawConnection.plain(endpoint)) {
         RawConnection.Reply reply = refused.reply();
         assertEquals(LookupWire.FAILED, reply.status());
