@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
@@ -16,15 +17,25 @@ import org.tensorcache.store.spec.CacheSpec;
  * each cache is over.
  */
 final class Coverage {
+  private final LongSupplier nanoClock;
   private final Map<String, Block[]> blocks = new HashMap<>();
   private final Map<String, int[]> present = new HashMap<>();
   private final Map<String, int[]> lengths = new HashMap<>();
   // segments read back after a start and not yet checked: not counted as persisted until they are
   private final Map<String, BitSet> verifying = new HashMap<>();
-  // System.nanoTime() when the coordinator first saw each range complete; 0 while it is not
+  // the clock's reading when the coordinator first saw each range complete; 0 while it is not
   private final Map<String, long[]> completeSince = new HashMap<>();
   private final Map<String, BitSet> rejected = new HashMap<>();
   private final Set<String> restored = new HashSet<>();
+
+  Coverage() {
+    this(System::nanoTime);
+  }
+
+  /** Coverage whose waits are measured with {@code nanoClock} (a {@link System#nanoTime}). */
+  Coverage(LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
+  }
 
   void add(CacheDefinition d) {
     add(d.cacheId(), d.spec());
@@ -95,7 +106,7 @@ final class Coverage {
     if (!complete(cacheId, range)) {
       since[range] = 0;
     } else if (since[range] == 0) {
-      since[range] = System.nanoTime();
+      since[range] = nanoClock.getAsLong();
     }
   }
 
@@ -154,7 +165,7 @@ final class Coverage {
    * recorded persisted, in milliseconds; 0 when none waits.
    */
   long unpersistedMillis(String cacheId, CoordinatorState.CacheProgress progress) {
-    long now = System.nanoTime();
+    long now = nanoClock.getAsLong();
     long oldest = 0;
     long[] since = completeSince.get(cacheId);
     for (int r = 0; r < since.length; r++) {

@@ -2,9 +2,9 @@ package org.tensorcache.actors.coordinator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
@@ -41,7 +41,8 @@ class CoverageTest {
   @Test
   void eachRangeHasOneStateAndTheLagIsTheOldestCompleteRangeNotPersisted() throws Exception {
     CacheSpec spec = new CacheSpec("c", 50, List.of(FieldSpec.scalar("x")), 10);
-    Coverage coverage = new Coverage();
+    AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    Coverage coverage = new Coverage(nanos::get);
     coverage.add("c-1", spec);
     CoordinatorState journal =
         CoordinatorState.empty()
@@ -63,8 +64,8 @@ class CoverageTest {
         },
         coverage.rangeStates("c-1", p));
 
-    Thread.sleep(30);
-    assertTrue(coverage.unpersistedMillis("c-1", p) >= 30, "range 1 waits for its segment");
+    nanos.addAndGet(30_000_000L);
+    assertEquals(30, coverage.unpersistedMillis("c-1", p), "range 1 waits for its segment");
     CoordinatorState.CacheProgress written =
         journal.apply(new RangePersisted("c-1", 1)).progress("c-1");
     assertEquals(0, coverage.unpersistedMillis("c-1", written));
