@@ -14,14 +14,12 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.Leave;
@@ -76,15 +74,17 @@ class AeronClusterTest {
     int[] missing =
         new ReplicaView(TensorCacheNode.get(second.system()).registry()).gather(id, asked, none);
     assertEquals(asked.length, missing.length, "the second node holds none of the values");
-    ActorRef<LookupActor.Command> remote = lookupActorOf(kit, first);
+    ActorRef<LookupActor.Command> remote = ClusterProbes.lookupActorOf(kit, first.system());
     assertEquals(address(first), remote.path().address(), "the first node's lookup actor");
     TestProbe<StatusReply<LookupActor.Values>> replies = kit.createTestProbe();
     remote.tell(new LookupActor.GetValues(id, asked, replies.ref()));
     StatusReply<LookupActor.Values> reply = replies.receiveMessage(Duration.ofSeconds(40));
     assertTrue(reply.isSuccess(), reply::toString);
     assertArrayEquals(asked, reply.getValue().indices());
-    assertArrayEquals(pick(reference[0], asked), (float[]) reply.getValue().values()[0]);
-    assertArrayEquals(pick(reference[1], asked), (float[]) reply.getValue().values()[1]);
+    assertArrayEquals(
+        ClusterProbes.pick(reference[0], asked), (float[]) reply.getValue().values()[0]);
+    assertArrayEquals(
+        ClusterProbes.pick(reference[1], asked), (float[]) reply.getValue().values()[1]);
 
     TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
     second.coordinator().tell(new Coordinator.StartFill(id, acks.ref()));
@@ -106,8 +106,8 @@ class AeronClusterTest {
         kit.createTestProbe()
             .awaitAssert(
                 Duration.ofSeconds(20), Duration.ofMillis(200), () -> client.lookup(id, indices));
-    assertArrayEquals(pick(reference[0], indices), batch.floats("chosen_logp"));
-    assertArrayEquals(pick(reference[1], indices), batch.floats("rejected_logp"));
+    assertArrayEquals(ClusterProbes.pick(reference[0], indices), batch.floats("chosen_logp"));
+    assertArrayEquals(ClusterProbes.pick(reference[1], indices), batch.floats("rejected_logp"));
   }
 
   private NodeLauncher.Node start(String name, SmallCache cache) throws IOException {
@@ -155,35 +155,7 @@ class AeronClusterTest {
     }
   }
 
-  /** The lookup actor of {@code node}, as the receptionist of the kit's node lists it. */
-  private static ActorRef<LookupActor.Command> lookupActorOf(
-      ActorTestKit kit, NodeLauncher.Node node) {
-    TestProbe<Receptionist.Listing> listings = kit.createTestProbe();
-    return listings.awaitAssert(
-        Duration.ofSeconds(20),
-        Duration.ofMillis(200),
-        () -> {
-          kit.system()
-              .receptionist()
-              .tell(Receptionist.find(LookupActor.SERVICE_KEY, listings.ref()));
-          Set<ActorRef<LookupActor.Command>> refs =
-              listings.receiveMessage().getServiceInstances(LookupActor.SERVICE_KEY);
-          return refs.stream()
-              .filter(ref -> ref.path().address().equals(address(node)))
-              .findFirst()
-              .orElseThrow(() -> new AssertionError("no lookup actor of " + address(node) + refs));
-        });
-  }
-
   private static org.apache.pekko.actor.Address address(NodeLauncher.Node node) {
-    return Cluster.get(node.system()).selfMember().address();
-  }
-
-  private static float[] pick(float[] values, long[] indices) {
-    float[] out = new float[indices.length];
-    for (int i = 0; i < indices.length; i++) {
-      out[i] = values[(int) indices[i]];
-    }
-    return out;
+    return ClusterProbes.address(node.system());
   }
 }

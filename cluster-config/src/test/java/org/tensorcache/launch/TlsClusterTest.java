@@ -23,7 +23,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -81,7 +80,9 @@ class TlsClusterTest {
       nodes.add(NodeLauncher.start(config, List.of(cache.definition())));
     }
     for (NodeLauncher.Node node : nodes) {
-      Cluster.get(node.system()).manager().tell(Join.create(address(nodes.get(0).system())));
+      Cluster.get(node.system())
+          .manager()
+          .tell(Join.create(ClusterProbes.address(nodes.get(0).system())));
     }
     for (NodeLauncher.Node node : nodes) {
       NodeLauncher.whenUp(node.system()).toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -101,7 +102,9 @@ class TlsClusterTest {
             () -> {
               for (NodeLauncher.Node node : nodes) {
                 assertEquals(
-                    3, upMembers(node.system()), "members Up seen by " + address(node.system()));
+                    3,
+                    upMembers(node.system()),
+                    "members Up seen by " + ClusterProbes.address(node.system()));
               }
               return null;
             });
@@ -114,14 +117,16 @@ class TlsClusterTest {
         new ReplicaView(TensorCacheNode.get(nodes.get(2).system()).registry())
             .gather(id, asked, none);
     assertEquals(asked.length, missing.length, "the third node holds none of the values yet");
-    ActorRef<LookupActor.Command> remote = lookupActorOf(kit, nodes.get(0).system());
+    ActorRef<LookupActor.Command> remote = ClusterProbes.lookupActorOf(kit, nodes.get(0).system());
     TestProbe<StatusReply<LookupActor.Values>> replies = kit.createTestProbe();
     remote.tell(new LookupActor.GetValues(id, asked, replies.ref()));
     StatusReply<LookupActor.Values> reply = replies.receiveMessage(Duration.ofSeconds(60));
     assertTrue(reply.isSuccess(), reply::toString);
     float[][] reference = cache.reference();
-    assertArrayEquals(pick(reference[0], asked), (float[]) reply.getValue().values()[0]);
-    assertArrayEquals(pick(reference[1], asked), (float[]) reply.getValue().values()[1]);
+    assertArrayEquals(
+        ClusterProbes.pick(reference[0], asked), (float[]) reply.getValue().values()[0]);
+    assertArrayEquals(
+        ClusterProbes.pick(reference[1], asked), (float[]) reply.getValue().values()[1]);
   }
 
   @Test
@@ -161,14 +166,14 @@ class TlsClusterTest {
 
   /** Over {@link #WATCH}: no member lists the intruder, and it never joins anything. */
   private void assertNeverAMember(ActorSystem<?> intruder) {
-    Address intruderAddress = address(intruder);
+    Address intruderAddress = ClusterProbes.address(intruder);
     long end = System.nanoTime() + WATCH.toNanos();
     while (System.nanoTime() < end) {
       for (NodeLauncher.Node node : nodes) {
         for (Member m : Cluster.get(node.system()).state().getMembers()) {
           assertFalse(
               m.address().equals(intruderAddress),
-              address(node.system()) + " lists the intruder as " + m.status());
+              ClusterProbes.address(node.system()) + " lists the intruder as " + m.status());
         }
         assertEquals(3, upMembers(node.system()), "the cluster keeps its three members Up");
       }
@@ -201,12 +206,13 @@ class TlsClusterTest {
   void stopNodes() {
     for (int i = nodes.size() - 1; i >= 0; i--) {
       ActorSystem<Void> system = nodes.get(i).system();
-      Cluster.get(system).manager().tell(Leave.create(address(system)));
+      Cluster.get(system).manager().tell(Leave.create(ClusterProbes.address(system)));
       system.terminate();
       try {
         system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
       } catch (Exception e) {
-        log.warn("node {} did not stop within 30 s: {}", address(system), e.toString());
+        log.warn(
+            "node {} did not stop within 30 s: {}", ClusterProbes.address(system), e.toString());
       }
     }
   }
@@ -230,7 +236,7 @@ class TlsClusterTest {
 
   /** The first node as an intruder's seed: it joins as a real node would, through InitJoin. */
   private List<String> seed() {
-    return List.of(address(nodes.get(0).system()).toString());
+    return List.of(ClusterProbes.address(nodes.get(0).system()).toString());
   }
 
   private static Path nodeDir(Path out, String host) {
@@ -246,37 +252,6 @@ class TlsClusterTest {
     return StreamSupport.stream(Cluster.get(system).state().getMembers().spliterator(), false)
         .filter(m -> m.status() == MemberStatus.up())
         .count();
-  }
-
-  private static ActorRef<LookupActor.Command> lookupActorOf(
-      ActorTestKit kit, ActorSystem<?> node) {
-    TestProbe<Receptionist.Listing> listings = kit.createTestProbe();
-    return listings.awaitAssert(
-        Duration.ofSeconds(20),
-        Duration.ofMillis(200),
-        () -> {
-          kit.system()
-              .receptionist()
-              .tell(Receptionist.find(LookupActor.SERVICE_KEY, listings.ref()));
-          Set<ActorRef<LookupActor.Command>> refs =
-              listings.receiveMessage().getServiceInstances(LookupActor.SERVICE_KEY);
-          return refs.stream()
-              .filter(ref -> ref.path().address().equals(address(node)))
-              .findFirst()
-              .orElseThrow(() -> new AssertionError("no lookup actor of " + address(node) + refs));
-        });
-  }
-
-  private static Address address(ActorSystem<?> system) {
-    return Cluster.get(system).selfMember().address();
-  }
-
-  private static float[] pick(float[] values, long[] indices) {
-    float[] out = new float[indices.length];
-    for (int i = 0; i < indices.length; i++) {
-      out[i] = values[(int) indices[i]];
-    }
-    return out;
   }
 
   private static void sleep(long millis) {
