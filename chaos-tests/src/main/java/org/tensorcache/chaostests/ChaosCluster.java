@@ -1,6 +1,7 @@
 package org.tensorcache.chaostests;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,7 +9,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The node processes of one chaos run, started through {@code ./tensorcache node} on loopback with
@@ -16,6 +19,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * #close()} or, failing that, by a JVM shutdown hook.
  */
 final class ChaosCluster implements AutoCloseable {
+  private static final AtomicInteger nextPort =
+      new AtomicInteger(20_000 + new Random().nextInt(10_000));
+
   /** Only compute nodes host the coordinator, so the lookup member of the test JVM never does. */
   static final String SINGLETON_ROLE = "compute";
 
@@ -137,10 +143,25 @@ final class ChaosCluster implements AutoCloseable {
     live.clear();
   }
 
+  /**
+   * A port free now, below Linux's ephemeral range (32768-60999), so that no outgoing connection of
+   * the many this run makes can take it before the node binds it; never the same twice a run.
+   */
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    for (int tries = 0; tries < 2_000; tries++) {
+      int port = nextPort.getAndIncrement();
+      if (port >= 32_768) {
+        nextPort.set(20_000);
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket()) {
+        s.bind(new InetSocketAddress("127.0.0.1", port));
+        return port;
+      } catch (IOException busy) {
+        // taken: the next one
+      }
     }
+    throw new IOException("no free port on 127.0.0.1 between 20000 and 32767");
   }
 
   @Override
