@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
@@ -18,7 +19,8 @@ import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * Fills one cache in this process: every range whose segment is missing, incomplete or rejected is
- * computed (only its missing examples) and written as a segment; verified segments are reused.
+ * computed (the groups with a missing example) and written as a segment; verified segments are
+ * reused.
  */
 final class LocalFill {
   private static final Logger log = LoggerFactory.getLogger(LocalFill.class);
@@ -30,9 +32,14 @@ final class LocalFill {
   private final ExampleSet data;
   private final CacheSpec spec;
   private final SegmentStore store;
-  private final int chunk;
+  private final BatchPlanner planner;
 
-  LocalFill(ModelRunner runner, ExampleSet data, CacheSpec spec, SegmentStore store, int chunk) {
+  LocalFill(
+      ModelRunner runner,
+      ExampleSet data,
+      CacheSpec spec,
+      SegmentStore store,
+      BatchPlanner planner) {
     if (data.size() != spec.n()) {
       throw new IllegalArgumentException(
           "data set has " + data.size() + " examples, cache spec expects " + spec.n());
@@ -41,7 +48,7 @@ final class LocalFill {
     this.data = data;
     this.spec = spec;
     this.store = store;
-    this.chunk = chunk;
+    this.planner = planner;
   }
 
   /** Fills every range, calling {@code progress} with the number of examples just done. */
@@ -82,23 +89,31 @@ final class LocalFill {
     }
   }
 
+  /**
+   * Computes every group of the range that has a missing row, whole: the groups are the planner's,
+   * as a cluster's shards compute them, so a row gets the same bits either way.
+   */
   private long computeMissing(Block block, LongConsumer progress) {
-    List<Example> pending = new ArrayList<>(chunk);
+    List<Example> rows = data.slice(block.start(), block.start() + block.length());
     long done = 0;
-    for (long i = block.start(); i < block.start() + block.length(); i++) {
-      if (!block.isPresent(i)) {
-        pending.add(data.get(i));
+    for (int[] group : planner.groups(rows)) {
+      List<Example> batch = new ArrayList<>(group.length);
+      int missing = 0;
+      for (int offset : group) {
+        batch.add(rows.get(offset));
+        missing += block.isPresent(block.start() + offset) ? 0 : 1;
       }
-      if (pending.size() == chunk
-          || (i == block.start() + block.length() - 1 && !pending.isEmpty())) {
-        RunnerOutput out = runner.run(pending);
-        for (int row = 0; row < out.size(); row++) {
+      if (missing == 0) {
+        continue;
+      }
+      RunnerOutput out = runner.run(batch);
+      for (int row = 0; row < out.size(); row++) {
+        if (!block.isPresent(out.index(row))) {
           block.put(out.index(row), out.row(row));
         }
-        done += pending.size();
-        progress.accept(pending.size());
-        pending.clear();
       }
+      done += missing;
+      progress.accept(missing);
     }
     return done;
   }

@@ -25,8 +25,7 @@ final class LocalFillRun {
     LocalFill.Result result;
     try (ModelRunner runner = job.definition().runners().get();
         ProgressBar bar = Progress.examples("fill " + spec.name(), spec.n())) {
-      LocalFill fill =
-          new LocalFill(runner, job.data(), spec, store, job.definition().microBatch());
+      LocalFill fill = new LocalFill(runner, job.data(), spec, store, job.definition().planner());
       result = fill.run(bar::stepBy);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;

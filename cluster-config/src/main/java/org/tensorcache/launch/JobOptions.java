@@ -94,10 +94,14 @@ public final class JobOptions {
 
   @Option(
       names = "--micro-batch",
-      defaultValue = "64",
       description =
-          "Examples per forward pass; divides the range size (default: ${DEFAULT-VALUE}).")
-  int microBatch;
+          "Built-in model: examples per forward pass (default: "
+              + DEFAULT_MICRO_BATCH
+              + "). A model of yours packs passes by --batch-tokens instead.")
+  Integer microBatch;
+
+  /** Examples per forward pass of the built-in model by default. */
+  static final int DEFAULT_MICRO_BATCH = 64;
 
   @Option(
       names = "--cache-name",
@@ -151,7 +155,7 @@ public final class JobOptions {
   /** A reference log-prob runner over a fresh copy of the saved model. */
   ModelRunner newRunner() {
     try {
-      return new ReferenceLogprobRunner(TinyLm.load(modelDir()), microBatch, maxSeqLen);
+      return new ReferenceLogprobRunner(TinyLm.load(modelDir()), microBatch(), maxSeqLen);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -175,9 +179,14 @@ public final class JobOptions {
       writeManifest(cacheDir, runner, data, spec, fingerprint);
       CacheDefinition definition =
           new CacheDefinition(
-              spec, fingerprint, data, this::newRunner, cacheDir.resolve("segments"), microBatch);
+              spec, fingerprint, data, this::newRunner, cacheDir.resolve("segments"), microBatch());
       return new Job(data, spec, fingerprint, cacheDir, definition);
     }
+  }
+
+  /** The built-in model's micro-batch. */
+  int microBatch() {
+    return microBatch == null ? DEFAULT_MICRO_BATCH : microBatch;
   }
 
   CacheSpec spec(ModelRunner runner, ExampleSet data) {

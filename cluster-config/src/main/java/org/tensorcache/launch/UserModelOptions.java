@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.model.batch.BudgetSettings;
+import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.hf.ModelDirectory;
@@ -66,6 +68,29 @@ final class UserModelOptions {
               + " even, half the memory and disk); logprob keeps F32 (default: ${DEFAULT-VALUE}).")
   String dtype;
 
+  @Option(
+      names = "--batch-tokens",
+      paramLabel = "N",
+      description =
+          "Padded tokens per forward pass: a range's sequences are sorted by length and packed"
+              + " under it (default: ${DEFAULT-VALUE}, the fastest measured on CPU; on a GPU,"
+              + " raise it with the memory bound).")
+  int batchTokens = TokenBudget.DEFAULT_BATCH_TOKENS;
+
+  @Option(
+      names = "--memory-bound",
+      paramLabel = "SIZE",
+      description =
+          "Most working memory one forward pass may take beyond the weights, e.g. 512m, 2g:"
+              + " passes are packed and the output head chunked to stay under it; a row that"
+              + " cannot fit alone is refused before any compute (default: 2g).")
+  String memoryBound = "2g";
+
+  /** The token budget settings. */
+  BudgetSettings budgetSettings() {
+    return new BudgetSettings(batchTokens, BudgetSettings.parseBytes(memoryBound));
+  }
+
   /** Whether the job runs on a user's model. */
   boolean given() {
     return modelDir != null;
@@ -77,9 +102,12 @@ final class UserModelOptions {
         || !"F32".equals(dtype)
         || maxLength != 1024
         || !"keep_start".equals(truncationMode)
+        || batchTokens != TokenBudget.DEFAULT_BATCH_TOKENS
+        || !"2g".equals(memoryBound)
         || (format != null && !format.equals("text"))) {
       throw new IllegalArgumentException(
-          "--runner, --dtype, --max-length, --truncation-mode and --format "
+          "--runner, --dtype, --max-length, --truncation-mode, --batch-tokens, --memory-bound"
+              + " and --format "
               + format
               + " need --model-dir DIR (the built-in model reads text rows only)");
     }
@@ -98,12 +126,24 @@ final class UserModelOptions {
     if (job.dataset == null) {
       throw new IllegalArgumentException("--model-dir needs --dataset FILE (JSONL, plain or .gz)");
     }
+    if (job.microBatch != null) {
+      throw new IllegalArgumentException(
+          "--micro-batch "
+              + job.microBatch
+              + " is the built-in model's; with --model-dir forward passes are packed by"
+              + " --batch-tokens (and --memory-bound)");
+    }
     if (!Files.isRegularFile(job.dataset)) {
       throw new IllegalArgumentException("data set " + job.dataset + " is not a file");
     }
     Truncation truncation = new Truncation(maxLength, Truncation.Mode.parse(truncationMode));
     UserModel user =
-        UserModel.open(modelDir, UserModel.Runner.parse(runner), truncation, DType.parse(dtype));
+        UserModel.open(
+            modelDir,
+            UserModel.Runner.parse(runner),
+            truncation,
+            DType.parse(dtype),
+            budgetSettings());
     ModelDirectory dir = user.directory();
     ExampleSet raw = ExampleSet.load(job.dataset, dataFormat());
     ExampleSet rows = user.prepare(raw);
@@ -124,15 +164,16 @@ final class UserModelOptions {
     }
     System.out.printf(
         "loading %s (%d MB) on %s...%n",
-        dir.modelFile(),
-        Files.size(dir.modelFile()) >> 20,
-        org.tensorcache.model.lm.TinyLm.device());
+        dir, dir.modelBytes() >> 20, org.tensorcache.model.lm.TinyLm.device());
     long t0 = System.nanoTime();
     TorchScriptModel model = user.model();
     System.out.printf(
         "loaded in %.1f s on %s: output width %d%n",
-        (System.nanoTime() - t0) / 1e9, model.device(), model.width());
-    try (ModelRunner runner = user.newRunner(job.microBatch, raw.format())) {
+        (System.nanoTime() - t0) / 1e9, model.device(), user.outputWidth());
+    System.out.printf(
+        "forward passes: %s per compute thread (--batch-tokens, --memory-bound)%n  %s%n",
+        user.budget().describe(), user.pathDescription());
+    try (ModelRunner runner = user.newRunner(raw.format())) {
       CacheSpec spec = new CacheSpec(job.cacheName, rows.size(), runner.fields(), job.rangeSize);
       Fingerprint fingerprint = CacheDefinition.fingerprint(runner, rows, spec);
       Path cacheDir = job.dataDir.resolve(fingerprint.cacheId());
@@ -142,16 +183,16 @@ final class UserModelOptions {
               spec,
               fingerprint,
               rows,
-              () -> newRunner(user, job.microBatch, raw.format()),
+              () -> newRunner(user, raw.format()),
               cacheDir.resolve("segments"),
-              job.microBatch);
+              user.planner());
       return new Job(rows, spec, fingerprint, cacheDir, definition);
     }
   }
 
-  private static ModelRunner newRunner(UserModel user, int microBatch, DataFormat format) {
+  private static ModelRunner newRunner(UserModel user, DataFormat format) {
     try {
-      return user.newRunner(microBatch, format);
+      return user.newRunner(format);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

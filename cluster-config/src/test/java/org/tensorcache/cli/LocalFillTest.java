@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
@@ -36,7 +37,7 @@ class LocalFillTest {
           Fingerprint.of(
               new FingerprintInputs("r", "1", lm.weightsDigest(), data.digest(), Map.of(), spec));
       SegmentStore store = SegmentStore.open(dir.resolve("segments"), spec, fp);
-      LocalFill fill = new LocalFill(runner, data, spec, store, 10);
+      LocalFill fill = new LocalFill(runner, data, spec, store, BatchPlanner.fixed(10));
       var e = assertThrows(InvalidRunnerOutputException.class, () -> fill.run(done -> {}));
       assertEquals(0, e.exampleIndex());
       assertTrue(store.persistedRanges().isEmpty(), "no segment may hold a NaN batch");

@@ -59,7 +59,7 @@ class UserModelFillTest {
     options.put("--model-dir", BYO.resolve("llama").toString());
     options.put("--dataset", BYO.resolve("data/text.jsonl").toString());
     options.put("--range-size", "4");
-    options.put("--micro-batch", "2");
+    options.put("--batch-tokens", "256");
     for (int i = 0; i < changes.length; i += 2) {
       options.put(changes[i], changes[i + 1]);
     }

@@ -2,6 +2,7 @@ package org.tensorcache.actors.cache;
 
 import java.nio.file.Path;
 import java.util.function.Supplier;
+import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.store.spec.CacheSpec;
@@ -10,8 +11,9 @@ import org.tensorcache.store.spec.FingerprintInputs;
 
 /**
  * Everything a node needs to compute, keep and serve one cache: its spec and fingerprint, the data
- * set the indices refer to, how to make a runner (one per compute thread), and where its segments
- * live.
+ * set the indices refer to, how to make a runner (one per compute thread), where its segments live,
+ * and how a range's rows are grouped for computing ({@code planner}: a pure function of the rows,
+ * so a row's bits do not depend on which node or request computes it).
  */
 public record CacheDefinition(
     CacheSpec spec,
@@ -19,7 +21,7 @@ public record CacheDefinition(
     ExampleSet data,
     Supplier<ModelRunner> runners,
     Path segmentDir,
-    int microBatch) {
+    BatchPlanner planner) {
 
   /**
    * Most ranges a cache may have: each is a Distributed Data key, and Distributed Data is meant for
@@ -45,13 +47,17 @@ public record CacheDefinition(
               + spec.n());
     }
     fingerprint.checkBelongsTo(spec);
-    if (microBatch < 1 || spec.rangeSize() % microBatch != 0) {
-      throw new IllegalArgumentException(
-          "micro-batch "
-              + microBatch
-              + " invalid, expected a divisor of the range size "
-              + spec.rangeSize());
-    }
+  }
+
+  /** A cache whose ranges are computed in consecutive groups of {@code microBatch} rows. */
+  public CacheDefinition(
+      CacheSpec spec,
+      Fingerprint fingerprint,
+      ExampleSet data,
+      Supplier<ModelRunner> runners,
+      Path segmentDir,
+      int microBatch) {
+    this(spec, fingerprint, data, runners, segmentDir, BatchPlanner.fixed(microBatch));
   }
 
   /** The fingerprint of what {@code runner} computes for {@code data} laid out as {@code spec}. */

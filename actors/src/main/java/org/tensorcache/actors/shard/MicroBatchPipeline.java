@@ -1,18 +1,21 @@
 package org.tensorcache.actors.shard;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
 
 /**
- * Keeps up to {@link #DEPTH} aligned micro-batches of one range queued on the compute dispatcher,
- * in the order of its {@link MicroBatchPlan}, so that the device never waits while the shard merges
- * and replicates the previous result.
+ * Keeps up to {@link #DEPTH} groups of one range queued on the compute dispatcher, in the order of
+ * its {@link MicroBatchPlan}, so that the device never waits while the shard merges and replicates
+ * the previous result.
  */
 final class MicroBatchPipeline<C> {
   private static final int DEPTH = 2;
@@ -30,11 +33,17 @@ final class MicroBatchPipeline<C> {
   private final Set<Integer> inFlight = new HashSet<>();
 
   MicroBatchPipeline(
-      ActorContext<C> ctx, TensorCacheNode node, CacheDefinition cache, int length, Done<C> done) {
+      ActorContext<C> ctx,
+      TensorCacheNode node,
+      CacheDefinition cache,
+      long start,
+      int length,
+      Done<C> done) {
     this.ctx = ctx;
     this.node = node;
     this.cache = cache;
-    this.plan = new MicroBatchPlan(length, cache.microBatch());
+    List<int[]> groups = cache.planner().groups(cache.data().slice(start, start + length));
+    this.plan = new MicroBatchPlan(groups, length);
     this.done = done;
   }
 
@@ -56,8 +65,10 @@ final class MicroBatchPipeline<C> {
         return;
       }
       inFlight.add(microBatch);
-      var examples =
-          cache.data().slice(plan.from(microBatch, current), plan.to(microBatch, current));
+      List<Example> examples = new ArrayList<>();
+      for (long index : plan.indices(microBatch, current)) {
+        examples.add(cache.data().get(index));
+      }
       String cacheId = cache.cacheId();
       CompletableFuture<RunnerOutput> work =
           CompletableFuture.supplyAsync(

@@ -2,27 +2,47 @@ package org.tensorcache.actors.shard;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 import org.tensorcache.store.block.Block;
 
 /**
- * Which aligned micro-batch of a range to compute next: the groups of requested indices first, in
- * request order, then (when a fill is asked for) every incomplete group in order. A group whose
- * computation failed is skipped by the fill until it is asked for again.
+ * Which group of a range to compute next: the groups of requested indices first, in request order,
+ * then (when a fill is asked for) every incomplete group in order. The groups are the cache's
+ * planner's, fixed for the range, so a row is always computed with the same rows around it. A group
+ * whose computation failed is skipped by the fill until it is asked for again.
  */
 final class MicroBatchPlan {
-  private final int groupSize;
+  private final List<int[]> groups;
+  private final int[] groupOfOffset;
   private final ArrayDeque<Integer> priority = new ArrayDeque<>();
   private final boolean[] failed;
   private boolean fill;
 
-  MicroBatchPlan(int length, int groupSize) {
-    this.groupSize = groupSize;
-    this.failed = new boolean[(length + groupSize - 1) / groupSize];
+  /** A plan over {@code groups}: offsets in a range of {@code length} rows, each in one group. */
+  MicroBatchPlan(List<int[]> groups, int length) {
+    this.groups = List.copyOf(groups);
+    this.groupOfOffset = new int[length];
+    Arrays.fill(groupOfOffset, -1);
+    for (int g = 0; g < groups.size(); g++) {
+      for (int offset : groups.get(g)) {
+        if (offset < 0 || offset >= length || groupOfOffset[offset] >= 0) {
+          throw new IllegalArgumentException(
+              "offset " + offset + " of group " + g + " is outside [0, " + length + ") or taken");
+        }
+        groupOfOffset[offset] = g;
+      }
+    }
+    for (int offset = 0; offset < length; offset++) {
+      if (groupOfOffset[offset] < 0) {
+        throw new IllegalArgumentException("offset " + offset + " is in no group");
+      }
+    }
+    this.failed = new boolean[groups.size()];
   }
 
   /** The group of an index of the range that starts at {@code start}. */
   int groupOf(long index, long start) {
-    return (int) ((index - start) / groupSize);
+    return groupOfOffset[(int) (index - start)];
   }
 
   /** Asks for the whole range; failed groups get another chance. */
@@ -80,19 +100,19 @@ final class MicroBatchPlan {
     return -1;
   }
 
-  /** The first index of {@code group}. */
-  long from(int group, Block current) {
-    return current.start() + (long) group * groupSize;
-  }
-
-  /** One past the last index of {@code group}. */
-  long to(int group, Block current) {
-    return Math.min(current.start() + current.length(), from(group, current) + groupSize);
+  /** The indices of {@code group}, ascending. */
+  long[] indices(int group, Block current) {
+    int[] offsets = groups.get(group);
+    long[] out = new long[offsets.length];
+    for (int i = 0; i < offsets.length; i++) {
+      out[i] = current.start() + offsets[i];
+    }
+    return out;
   }
 
   private boolean complete(int group, Block current) {
-    for (long i = from(group, current); i < to(group, current); i++) {
-      if (!current.isPresent(i)) {
+    for (int offset : groups.get(group)) {
+      if (!current.isPresent(current.start() + offset)) {
         return false;
       }
     }

@@ -28,9 +28,10 @@ import org.tensorcache.store.serialization.KryoSerializable;
  * first, and merges every micro-batch into the replicated block as soon as it is done, so a crash
  * loses at most the micro-batch in flight.
  *
- * <p>The unit of compute is an aligned micro-batch of the range, whatever was asked for: the batch
- * an example is computed in, and so its bits, never depend on the requests, the node or a
- * fail-over.
+ * <p>The unit of compute is a group of the range as the cache's planner makes it from the range's
+ * rows alone (consecutive rows for the built-in model, rows of similar length for a user's model),
+ * whatever was asked for: the batch an example is computed in, and so its bits, never depend on the
+ * requests, the node or a fail-over.
  */
 public final class ShardActor {
   /** The sharded entity type; ids are {@code <cache id>#<range>}. */
@@ -140,7 +141,8 @@ public final class ShardActor {
     BlockKey key = BlockKey.of(cache.cacheId(), range);
     this.current = Block.empty(cache.spec(), range);
     this.pipeline =
-        new MicroBatchPipeline<>(ctx, node, cache, current.length(), MicroBatchDone::new);
+        new MicroBatchPipeline<>(
+            ctx, node, cache, current.start(), current.length(), MicroBatchDone::new);
     this.byReference = node.byReference(cache.cacheId());
     this.segment = new ShardSegment<>(ctx, cache, range, node, SegmentWritten::new, reports);
     this.replica =
@@ -202,7 +204,7 @@ public final class ShardActor {
     return stash.unstashAll(running());
   }
 
-  /** Computes what is asked, one aligned micro-batch at a time on the compute dispatcher. */
+  /** Computes what is asked, one planned group at a time on the compute dispatcher. */
   private Behavior<Command> running() {
     return Behaviors.receive(Command.class)
         .onMessageEquals(Fill.INSTANCE, this::onFill)

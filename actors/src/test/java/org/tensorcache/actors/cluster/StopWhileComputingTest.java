@@ -36,7 +36,7 @@ class StopWhileComputingTest {
             base.data(),
             () -> gated,
             base.segmentDir(),
-            base.microBatch());
+            base.planner());
     try (TestCluster cluster = new TestCluster(dir.resolve("node"), List.of(definition))) {
       cluster.add("\"compute\", \"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));

@@ -203,7 +203,7 @@ final class NodeFill implements AutoCloseable {
             ? definition.runners()
             : () -> new TimedRunner(definition.runners().get(), stats),
         segments,
-        definition.microBatch());
+        definition.planner());
   }
 
   private static Example reindexed(Example e, long index) {

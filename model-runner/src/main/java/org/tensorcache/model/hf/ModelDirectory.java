@@ -12,14 +12,23 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * A model directory as {@code scripts/export_hf_model.py} writes it: {@code model.pt} (TorchScript,
- * {@code (input_ids, attention_mask) -> logits} or hidden states), {@code tokenizer.json}, and
- * optionally {@code tokenizer_config.json} (special tokens) and {@code tensorcache-model.json}
- * (what the exporter knew). A directory made by other means works from the first two alone.
+ * A model directory as {@code scripts/export_hf_model.py} writes it: the traced model, {@code
+ * tokenizer.json}, and optionally {@code tokenizer_config.json} (special tokens) and {@code
+ * tensorcache-model.json} (what the exporter knew). The traced model of a causal LM is either the
+ * body and the output head apart ({@code body.pt}: {@code (input_ids, attention_mask) -> hidden
+ * states}, {@code head.pt}: {@code hidden states -> logits}; format 2), or one {@code model.pt}
+ * returning logits (format 1, or an encoder's hidden states). A directory made by other means works
+ * from the model files and the tokenizer alone.
  */
 public final class ModelDirectory {
   /** The TorchScript file. */
   public static final String MODEL_FILE = "model.pt";
+
+  /** The traced body of a causal LM in format 2: last hidden states. */
+  public static final String BODY_FILE = "body.pt";
+
+  /** The traced output head of a causal LM in format 2: hidden states to logits. */
+  public static final String HEAD_FILE = "head.pt";
 
   /** The Hugging Face fast tokenizer. */
   public static final String TOKENIZER_FILE = "tokenizer.json";
@@ -50,19 +59,22 @@ public final class ModelDirectory {
       throw new IllegalArgumentException(
           "model directory " + dir + " does not exist; make it with scripts/export_hf_model.py");
     }
-    for (String required : new String[] {MODEL_FILE, TOKENIZER_FILE}) {
-      if (!Files.isRegularFile(dir.resolve(required))) {
-        throw new IllegalArgumentException(
-            "model directory "
-                + dir
-                + " has no "
-                + required
-                + ": expected "
-                + MODEL_FILE
-                + " and "
-                + TOKENIZER_FILE
-                + " (scripts/export_hf_model.py writes both)");
-      }
+    boolean split =
+        Files.isRegularFile(dir.resolve(BODY_FILE)) && Files.isRegularFile(dir.resolve(HEAD_FILE));
+    if (!split && !Files.isRegularFile(dir.resolve(MODEL_FILE))) {
+      throw new IllegalArgumentException(
+          String.format(
+              "model directory %s has no model: expected %s and %s, or %s"
+                  + " (scripts/export_hf_model.py writes them)",
+              dir, BODY_FILE, HEAD_FILE, MODEL_FILE));
+    }
+    if (!Files.isRegularFile(dir.resolve(TOKENIZER_FILE))) {
+      throw new IllegalArgumentException(
+          "model directory "
+              + dir
+              + " has no "
+              + TOKENIZER_FILE
+              + " (scripts/export_hf_model.py writes it)");
     }
     return new ModelDirectory(
         dir, readJson(dir.resolve(INFO_FILE)), readJson(dir.resolve(TOKENIZER_CONFIG_FILE)));
@@ -88,9 +100,32 @@ public final class ModelDirectory {
     return dir;
   }
 
-  /** The TorchScript file. */
+  /** The single TorchScript file of format 1 (logits or an encoder's hidden states). */
   public Path modelFile() {
     return dir.resolve(MODEL_FILE);
+  }
+
+  /**
+   * Whether the body and the output head are traced apart ({@code body.pt} and {@code head.pt}):
+   * the head then runs only where log-probs are summed.
+   */
+  public boolean splitHead() {
+    return Files.isRegularFile(bodyFile()) && Files.isRegularFile(headFile());
+  }
+
+  /** The traced body (format 2). */
+  public Path bodyFile() {
+    return dir.resolve(BODY_FILE);
+  }
+
+  /** The traced output head (format 2). */
+  public Path headFile() {
+    return dir.resolve(HEAD_FILE);
+  }
+
+  /** Bytes of the traced model files. */
+  public long modelBytes() throws IOException {
+    return splitHead() ? Files.size(bodyFile()) + Files.size(headFile()) : Files.size(modelFile());
   }
 
   /** The tokenizer file. */
@@ -98,10 +133,18 @@ public final class ModelDirectory {
     return dir.resolve(TOKENIZER_FILE);
   }
 
-  /** SHA-256 (hex) of {@code model.pt}, computed once. */
+  /**
+   * SHA-256 (hex) of {@code model.pt}, or of the digests of {@code body.pt} and {@code head.pt}
+   * together, computed once.
+   */
   public synchronized String modelDigest() throws IOException {
     if (modelDigest == null) {
-      modelDigest = sha256(modelFile());
+      if (splitHead()) {
+        String both = "body " + sha256(bodyFile()) + "\nhead " + sha256(headFile()) + "\n";
+        modelDigest = sha256(both.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      } else {
+        modelDigest = sha256(modelFile());
+      }
     }
     return modelDigest;
   }
@@ -140,6 +183,26 @@ public final class ModelDirectory {
         : "unknown";
   }
 
+  /** The hidden size, or -1 when the directory does not say. */
+  public int hiddenSize() {
+    return intInfo("hidden_size");
+  }
+
+  /** Attention heads, or -1 when the directory does not say. */
+  public int attentionHeads() {
+    return intInfo("num_attention_heads");
+  }
+
+  /** The MLP's inner width, or -1 when the directory does not say. */
+  public int intermediateSize() {
+    return intInfo("intermediate_size");
+  }
+
+  /** The model's vocabulary (the width of its logits), or -1 when the directory does not say. */
+  public int vocabSize() {
+    return intInfo("vocab_size");
+  }
+
   /** The pad token's id, or -1 when the directory does not say. */
   public int padTokenId() {
     return intInfo("pad_token_id");
@@ -158,6 +221,14 @@ public final class ModelDirectory {
       return value.textValue();
     }
     return value.path("content").isTextual() ? value.get("content").textValue() : null;
+  }
+
+  private static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** SHA-256 (hex) of a file's bytes, streamed. */

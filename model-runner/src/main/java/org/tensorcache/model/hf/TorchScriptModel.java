@@ -53,8 +53,28 @@ public final class TorchScriptModel implements AutoCloseable {
    * file and the shapes.
    */
   public static TorchScriptModel load(Path file, Output output, int minWidth) throws IOException {
-    Device device = Engine.getEngine("PyTorch").defaultDevice();
     long t0 = System.nanoTime();
+    ZooModel<NDList, NDList> model = loadTraced(file);
+    try {
+      int width = probe(model, file, output, minWidth);
+      log.debug(
+          "loaded {} ({} MB) on {} in {} ms: {} of width {}",
+          file,
+          Files.size(file) >> 20,
+          model.getNDManager().getDevice(),
+          (System.nanoTime() - t0) / 1_000_000,
+          output,
+          width);
+      return new TorchScriptModel(model, file, width);
+    } catch (RuntimeException e) {
+      model.close();
+      throw e;
+    }
+  }
+
+  /** Loads a TorchScript file offline on the device DJL picks, naming the file on failure. */
+  static ZooModel<NDList, NDList> loadTraced(Path file) throws IOException {
+    Device device = Engine.getEngine("PyTorch").defaultDevice();
     Criteria<NDList, NDList> criteria =
         Criteria.builder()
             .setTypes(NDList.class, NDList.class)
@@ -65,27 +85,11 @@ public final class TorchScriptModel implements AutoCloseable {
             .optDevice(device)
             .optTranslator(new NoopTranslator())
             .build();
-    ZooModel<NDList, NDList> model;
     try {
-      model = criteria.loadModel();
+      return criteria.loadModel();
     } catch (ModelNotFoundException | MalformedModelException | RuntimeException e) {
       throw new IllegalArgumentException(
           file + " could not be loaded as TorchScript: " + e.getMessage(), e);
-    }
-    try {
-      int width = probe(model, file, output, minWidth);
-      log.debug(
-          "loaded {} ({} MB) on {} in {} ms: {} of width {}",
-          file,
-          Files.size(file) >> 20,
-          device,
-          (System.nanoTime() - t0) / 1_000_000,
-          output,
-          width);
-      return new TorchScriptModel(model, file, width);
-    } catch (RuntimeException e) {
-      model.close();
-      throw e;
     }
   }
 

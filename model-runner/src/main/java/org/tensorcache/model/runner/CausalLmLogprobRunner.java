@@ -1,14 +1,13 @@
 package org.tensorcache.model.runner;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.TorchScriptModel;
+import org.tensorcache.model.hf.TracedHead;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
@@ -18,7 +17,8 @@ import org.tensorcache.model.spec.FieldSpec;
  * user's traced causal LM: for the chosen and the rejected completion, prompt + completion cut as
  * TRL's collator cuts it, the sum of log p(token | the tokens before it) over the completion tokens
  * that remain, and how many they are. A row with no completion token left gets 0 and 0 and costs no
- * forward pass.
+ * forward pass. The sequences of a batch are sorted by length and packed into forward passes under
+ * the token budget, so a pass pads little; the passes are a pure function of the batch.
  */
 public final class CausalLmLogprobRunner extends TorchScriptRunner {
   /** Runner id in fingerprints. */
@@ -32,24 +32,57 @@ public final class CausalLmLogprobRunner extends TorchScriptRunner {
           new FieldSpec("chosen_tokens", DType.I32, new int[0]),
           new FieldSpec("rejected_tokens", DType.I32, new int[0]));
 
-  /** Most bytes of log-softmax output held at once (rows are processed in chunks under it). */
-  private static final long LOG_SOFTMAX_BYTES = 256L << 20;
-
   private final Truncation truncation;
+  private final LogprobPass pass;
 
-  /**
-   * A runner over a shared loaded {@code model}; {@code weightsDigest} and {@code parameters} say
-   * everything else that decides its values (tokenizer, data format, truncation).
-   */
-  public CausalLmLogprobRunner(
+  private CausalLmLogprobRunner(
+      TorchScriptModel model,
+      LogprobPass pass,
+      String weightsDigest,
+      Map<String, String> parameters,
+      Truncation truncation,
+      int padId,
+      TokenBudget budget) {
+    super(model.manager(), weightsDigest, parameters, padId, budget);
+    this.truncation = truncation;
+    this.pass = pass;
+  }
+
+  /** A runner over a shared body and output head traced apart (format 2). */
+  public static CausalLmLogprobRunner splitHead(
+      TorchScriptModel body,
+      TracedHead head,
+      String weightsDigest,
+      Map<String, String> parameters,
+      Truncation truncation,
+      int padId,
+      TokenBudget budget) {
+    return new CausalLmLogprobRunner(
+        body,
+        new SplitHeadPass(body, head, budget, Math.max(0, padId)),
+        weightsDigest,
+        parameters,
+        truncation,
+        padId,
+        budget);
+  }
+
+  /** A runner over a shared model returning logits at every position (format 1). */
+  public static CausalLmLogprobRunner fullLogits(
       TorchScriptModel model,
       String weightsDigest,
       Map<String, String> parameters,
       Truncation truncation,
       int padId,
-      int microBatch) {
-    super(model, weightsDigest, parameters, padId, microBatch);
-    this.truncation = truncation;
+      TokenBudget budget) {
+    return new CausalLmLogprobRunner(
+        model,
+        new FullLogitsPass(model, Math.max(0, padId)),
+        weightsDigest,
+        parameters,
+        truncation,
+        padId,
+        budget);
   }
 
   @Override
@@ -62,71 +95,64 @@ public final class CausalLmLogprobRunner extends TorchScriptRunner {
     return FIELDS;
   }
 
+  /** How log-probs are computed, for the fill's output. */
+  public String path() {
+    return pass.describe();
+  }
+
+  /** The token count of each sequence of {@code row} that needs a forward pass. */
+  public static int[] sequenceLengths(Example row, Truncation truncation) {
+    TokenizedPreference p = Example.as(TokenizedPreference.class, row, ID);
+    int[] out = new int[2];
+    int n = 0;
+    for (int[] completion : new int[][] {p.chosenIds(), p.rejectedIds()}) {
+      Truncation.Sequence s = truncation.cut(p.promptIds(), completion);
+      if (s.countedTokens() > 0) {
+        out[n++] = s.ids().length;
+      }
+    }
+    return java.util.Arrays.copyOf(out, n);
+  }
+
   @Override
-  protected float[][][] forward(List<? extends Example> micro, NDManager scope) {
-    int b = micro.size();
+  public RunnerOutput run(List<? extends Example> batch) {
+    int b = batch.size();
     float[][][] out = new float[FIELDS.size()][b][];
+    long[] indices = new long[b];
     List<Truncation.Sequence> computed = new ArrayList<>(2 * b);
-    int[] slot = new int[2 * b]; // which computed row holds sequence s, or -1
-    for (int s = 0; s < 2 * b; s++) {
-      TokenizedPreference row = Example.as(TokenizedPreference.class, micro.get(s % b), ID);
-      Truncation.Sequence seq =
-          truncation.cut(row.promptIds(), s < b ? row.chosenIds() : row.rejectedIds());
-      out[s < b ? 2 : 3][s % b] = new float[] {seq.countedTokens()};
-      slot[s] = seq.countedTokens() > 0 ? computed.size() : -1;
-      if (slot[s] >= 0) {
-        computed.add(seq);
+    List<Integer> slots = new ArrayList<>(2 * b); // 2 * example + side, per computed sequence
+    for (int i = 0; i < b; i++) {
+      TokenizedPreference row = Example.as(TokenizedPreference.class, batch.get(i), ID);
+      indices[i] = row.index();
+      for (int side = 0; side < 2; side++) {
+        Truncation.Sequence seq =
+            truncation.cut(row.promptIds(), side == 0 ? row.chosenIds() : row.rejectedIds());
+        out[2 + side][i] = new float[] {seq.countedTokens()};
+        out[side][i] = new float[] {0f};
+        if (seq.countedTokens() > 0) {
+          computed.add(seq);
+          slots.add(2 * i + side);
+        }
       }
     }
-    float[] sums = computed.isEmpty() ? new float[0] : logprobSums(computed, scope);
-    for (int s = 0; s < 2 * b; s++) {
-      out[s < b ? 0 : 1][s % b] = new float[] {slot[s] < 0 ? 0f : sums[slot[s]]};
+    int[] lengths = new int[computed.size()];
+    long[] keys = new long[computed.size()];
+    for (int s = 0; s < lengths.length; s++) {
+      lengths[s] = computed.get(s).ids().length;
+      int slot = slots.get(s);
+      keys[s] = 2 * indices[slot / 2] + slot % 2;
     }
-    return out;
-  }
-
-  /** Per sequence, the sum of the counted tokens' log-probs. */
-  private float[] logprobSums(List<Truncation.Sequence> sequences, NDManager scope) {
-    List<int[]> ids = new ArrayList<>(sequences.size());
-    sequences.forEach(s -> ids.add(s.ids()));
-    TokenRows in = TokenRows.of(ids, padId);
-    int rows = in.rows();
-    int steps = in.steps();
-    long[] targets = new long[rows * steps];
-    float[] counted = new float[rows * steps];
-    for (int r = 0; r < rows; r++) {
-      Truncation.Sequence s = sequences.get(r);
-      int first = Math.max(1, s.completionStart());
-      for (int t = 0; t + 1 < s.ids().length; t++) {
-        targets[r * steps + t] = s.ids()[t + 1];
-        counted[r * steps + t] = t + 1 >= first ? 1f : 0f;
+    for (int[] members : budget.passes(lengths, keys)) {
+      List<Truncation.Sequence> sequences = new ArrayList<>(members.length);
+      for (int s : members) {
+        sequences.add(computed.get(s));
+      }
+      float[] sums = inScope(scope -> pass.sums(sequences, scope));
+      for (int k = 0; k < members.length; k++) {
+        int slot = slots.get(members[k]);
+        out[slot % 2][slot / 2][0] = sums[k];
       }
     }
-    NDArray logits = model.forward(scope, in.ids(), in.mask(), rows, steps);
-    long perRow = (long) steps * model.width() * 4;
-    int chunk = (int) Math.max(1, Math.min(rows, LOG_SOFTMAX_BYTES / perRow));
-    float[] sums = new float[rows];
-    for (int from = 0; from < rows; from += chunk) {
-      int n = Math.min(chunk, rows - from);
-      // the log-softmax of a chunk is as large as its logits: free it before the next chunk
-      try (NDManager part = scope.newSubManager()) {
-        NDArray lp = logits.get(from + ":" + (from + n)).logSoftmax(-1);
-        lp.attach(part);
-        NDArray tgt = part.create(slice(targets, from, n, steps), new Shape(n, steps, 1));
-        NDArray mask = part.create(slice(counted, from, n, steps), new Shape(n, steps));
-        float[] chunkSums =
-            lp.gather(tgt, -1).squeeze(-1).mul(mask).sum(new int[] {1}).toFloatArray();
-        System.arraycopy(chunkSums, 0, sums, from, n);
-      }
-    }
-    return sums;
-  }
-
-  private static long[] slice(long[] a, int from, int n, int steps) {
-    return java.util.Arrays.copyOfRange(a, from * steps, (from + n) * steps);
-  }
-
-  private static float[] slice(float[] a, int from, int n, int steps) {
-    return java.util.Arrays.copyOfRange(a, from * steps, (from + n) * steps);
+    return RunnerOutput.validated(ID, FIELDS, indices, out);
   }
 }

@@ -6,6 +6,7 @@ import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedDocument;
 import org.tensorcache.model.hf.TorchScriptModel;
@@ -15,11 +16,13 @@ import org.tensorcache.model.spec.FieldSpec;
 /**
  * Frozen features from a user's traced encoder: the mean of its last hidden states over the row's
  * tokens (attention mask 1, special tokens included), field {@code embedding} of the hidden size.
+ * Rows are sorted by length and packed into forward passes under the token budget.
  */
 public final class EncoderMeanRunner extends TorchScriptRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "encoder-mean";
 
+  private final TorchScriptModel model;
   private final List<FieldSpec> fields;
 
   /**
@@ -31,9 +34,10 @@ public final class EncoderMeanRunner extends TorchScriptRunner {
       String weightsDigest,
       Map<String, String> parameters,
       int padId,
-      int microBatch,
+      TokenBudget budget,
       DType dtype) {
-    super(model, weightsDigest, parameters, padId, microBatch);
+    super(model.manager(), weightsDigest, parameters, padId, budget);
+    this.model = model;
     this.fields = List.of(new FieldSpec("embedding", floating(dtype), new int[] {model.width()}));
   }
 
@@ -57,11 +61,29 @@ public final class EncoderMeanRunner extends TorchScriptRunner {
   }
 
   @Override
-  protected float[][][] forward(List<? extends Example> micro, NDManager scope) {
-    List<int[]> ids = new ArrayList<>(micro.size());
-    for (Example e : micro) {
-      ids.add(Example.as(TokenizedDocument.class, e, ID).ids());
+  public RunnerOutput run(List<? extends Example> batch) {
+    int b = batch.size();
+    long[] indices = new long[b];
+    int[] lengths = new int[b];
+    for (int i = 0; i < b; i++) {
+      indices[i] = batch.get(i).index();
+      lengths[i] = Example.as(TokenizedDocument.class, batch.get(i), ID).ids().length;
     }
+    float[][] embeddings = new float[b][];
+    for (int[] members : budget.passes(lengths, indices)) {
+      List<int[]> ids = new ArrayList<>(members.length);
+      for (int i : members) {
+        ids.add(((TokenizedDocument) batch.get(i)).ids());
+      }
+      float[][] means = inScope(scope -> means(ids, scope));
+      for (int k = 0; k < members.length; k++) {
+        embeddings[members[k]] = means[k];
+      }
+    }
+    return RunnerOutput.validated(ID, fields, indices, new float[][][] {embeddings});
+  }
+
+  private float[][] means(List<int[]> ids, NDManager scope) {
     TokenRows in = TokenRows.of(ids, padId);
     NDArray hidden = model.forward(scope, in.ids(), in.mask(), in.rows(), in.steps());
     float[] maskValues = new float[in.mask().length];
@@ -74,6 +96,6 @@ public final class EncoderMeanRunner extends TorchScriptRunner {
             .mul(mask.expandDims(-1))
             .sum(new int[] {1})
             .div(mask.sum(new int[] {1}).expandDims(-1));
-    return new float[][][] {rows(mean.toFloatArray(), 0, micro.size(), model.width())};
+    return MicroBatchedRunner.rows(mean.toFloatArray(), 0, ids.size(), model.width());
   }
 }

@@ -1,7 +1,6 @@
 package org.tensorcache.model.runner;
 
 import ai.djl.ndarray.NDManager;
-import ai.djl.pytorch.jni.JniUtils;
 import java.util.List;
 import org.tensorcache.model.data.Example;
 
@@ -30,17 +29,7 @@ public abstract class MicroBatchedRunner implements ModelRunner {
     for (int from = 0; from < batch.size(); from += microBatch) {
       List<? extends Example> micro =
           batch.subList(from, Math.min(batch.size(), from + microBatch));
-      float[][][] out;
-      // PyTorch's grad mode is per thread and DJL turns it off only on the thread that started
-      // the engine; with it on, other threads take other kernels and get other bits (and record
-      // autograd graphs for nothing). A value must not depend on the thread that computes it.
-      boolean grad = JniUtils.isGradMode();
-      JniUtils.setGradMode(false);
-      try (NDManager scope = manager().newSubManager()) {
-        out = forward(micro, scope);
-      } finally {
-        JniUtils.setGradMode(grad);
-      }
+      float[][][] out = NoGrad.run(manager(), scope -> forward(micro, scope));
       for (int i = 0; i < micro.size(); i++) {
         indices[from + i] = micro.get(i).index();
         for (int f = 0; f < fieldCount; f++) {

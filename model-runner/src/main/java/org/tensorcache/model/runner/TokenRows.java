@@ -2,12 +2,13 @@ package org.tensorcache.model.runner;
 
 import java.util.Arrays;
 import java.util.List;
+import org.tensorcache.model.batch.TokenBudget;
 
 /**
  * Token-id sequences padded on the right to one length, with their attention mask, as a traced
  * Hugging Face model takes them ({@code int64 [rows, steps]}). Lengths are rounded up to a multiple
- * of {@link PaddedBatch#STEP_MULTIPLE} so that the kernels see few shapes; right padding leaves the
- * values at real positions of a causal model unchanged.
+ * of {@link TokenBudget#STEP_MULTIPLE}, as the budget counts them, so that the kernels see few
+ * shapes; right padding leaves the values at real positions of a causal model unchanged.
  */
 record TokenRows(long[] ids, long[] mask, int rows, int steps) {
 
@@ -16,8 +17,7 @@ record TokenRows(long[] ids, long[] mask, int rows, int steps) {
     for (int[] s : sequences) {
       longest = Math.max(longest, s.length);
     }
-    int m = PaddedBatch.STEP_MULTIPLE;
-    int steps = (longest + m - 1) / m * m;
+    int steps = TokenBudget.steps(longest);
     int rows = sequences.size();
     long[] ids = new long[rows * steps];
     long[] mask = new long[rows * steps];

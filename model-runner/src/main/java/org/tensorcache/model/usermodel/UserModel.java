@@ -2,23 +2,24 @@ package org.tensorcache.model.usermodel;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
+import org.tensorcache.model.batch.BatchPlanner;
+import org.tensorcache.model.batch.BudgetSettings;
+import org.tensorcache.model.batch.MemoryModel;
+import org.tensorcache.model.batch.TokenBudget;
+import org.tensorcache.model.batch.TokenBudgetPlanner;
 import org.tensorcache.model.data.DataFormat;
-import org.tensorcache.model.data.DocumentExample;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.TokenizedDocument;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.HfTokenizer;
 import org.tensorcache.model.hf.ModelDirectory;
-import org.tensorcache.model.hf.RowChecks;
 import org.tensorcache.model.hf.TorchScriptModel;
-import org.tensorcache.model.hf.TrlTokenization;
+import org.tensorcache.model.hf.TracedHead;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.EncoderMeanRunner;
@@ -67,19 +68,23 @@ public final class UserModel implements AutoCloseable {
   private final Runner runner;
   private final Truncation truncation;
   private final DType dtype;
+  private final BudgetSettings settings;
   private TorchScriptModel model;
+  private TracedHead head;
 
   private UserModel(
       ModelDirectory dir,
       HfTokenizer tokenizer,
       Runner runner,
       Truncation truncation,
-      DType dtype) {
+      DType dtype,
+      BudgetSettings settings) {
     this.dir = dir;
     this.tokenizer = tokenizer;
     this.runner = runner;
     this.truncation = truncation;
     this.dtype = dtype;
+    this.settings = settings;
   }
 
   /** Opens {@code modelDir} for {@code runner}; the model file is loaded only when first used. */
@@ -93,6 +98,16 @@ public final class UserModel implements AutoCloseable {
    * or BF16), log-probs are always F32 (and token counts I32).
    */
   public static UserModel open(Path modelDir, Runner runner, Truncation truncation, DType dtype)
+      throws IOException {
+    return open(modelDir, runner, truncation, dtype, BudgetSettings.DEFAULT);
+  }
+
+  /**
+   * Like {@link #open(Path, Runner, Truncation, DType)}, with forward passes packed under {@code
+   * settings}' token budget and memory bound.
+   */
+  public static UserModel open(
+      Path modelDir, Runner runner, Truncation truncation, DType dtype, BudgetSettings settings)
       throws IOException {
     if (runner == Runner.LOGPROB && dtype != DType.F32) {
       throw new IllegalArgumentException(
@@ -108,57 +123,62 @@ public final class UserModel implements AutoCloseable {
           String.format(
               "%s was exported as task '%s', runner '%s' needs a model exported as '%s'"
                   + " (scripts/export_hf_model.py --task %s)",
-              dir.modelFile(), dir.task(), runner.cliName(), runner.task, runner.task));
+              dir, dir.task(), runner.cliName(), runner.task, runner.task));
     }
-    return new UserModel(dir, HfTokenizer.load(dir.tokenizerFile()), runner, truncation, dtype);
+    return new UserModel(
+        dir, HfTokenizer.load(dir.tokenizerFile()), runner, truncation, dtype, settings);
   }
 
   /**
    * The rows the runner takes, tokenized and checked: text rows tokenized as TRL does, token rows
-   * as they are. Any row the model cannot take stops it here, before anything is computed.
+   * as they are. Any row the model cannot take, or whose forward pass alone would pass the memory
+   * bound, stops it here, before anything is computed.
    */
   public ExampleSet prepare(ExampleSet raw) {
-    String source = raw.source().toString();
-    RowChecks checks = new RowChecks(source, tokenizer.vocabSize(), dir.maxPositions());
-    List<Example> rows = new ArrayList<>(raw.size());
-    if (runner == Runner.LOGPROB) {
-      TrlTokenization trl =
-          raw.format() == DataFormat.TEXT ? new TrlTokenization(tokenizer, dir.eosToken()) : null;
-      for (Example e : raw.examples()) {
-        TokenizedPreference row;
-        if (e instanceof PreferenceExample p && trl != null) {
-          row = trl.tokenize(p);
-        } else if (e instanceof TokenizedPreference t) {
-          row = t;
-        } else {
-          throw wrongRows(raw, e);
-        }
-        checks.check(row, truncation);
-        rows.add(row);
-      }
-    } else {
-      for (Example e : raw.examples()) {
-        if (!(e instanceof DocumentExample d)) {
-          throw wrongRows(raw, e);
-        }
-        TokenizedDocument row = TrlTokenization.tokenize(d, tokenizer);
-        checks.check(row);
-        rows.add(row);
-      }
-    }
-    return raw.withExamples(rows, raw.format());
+    return new RowPreparation(dir, tokenizer, runner, truncation, budget()).prepare(raw);
   }
 
-  private IllegalArgumentException wrongRows(ExampleSet raw, Example e) {
-    String expected =
+  /** The token budget and memory bound forward passes are packed under, for this model. */
+  public TokenBudget budget() {
+    MemoryModel.Output output =
+        runner == Runner.EMBEDDING
+            ? MemoryModel.Output.HIDDEN_STATES
+            : dir.splitHead() ? MemoryModel.Output.SPLIT_HEAD : MemoryModel.Output.FULL_LOGITS;
+    int vocab = dir.vocabSize() > 0 ? dir.vocabSize() : tokenizer.vocabSize();
+    // a directory that does not say its sizes is estimated as a mid-sized model
+    int hidden = dir.hiddenSize() > 0 ? dir.hiddenSize() : 1024;
+    return settings.budget(
+        MemoryModel.of(output, hidden, dir.attentionHeads(), dir.intermediateSize(), vocab));
+  }
+
+  /**
+   * How a range's rows are grouped for computing: by length, under the token budget; a pure
+   * function of the rows and the settings.
+   */
+  public BatchPlanner planner() {
+    Function<Example, int[]> lengths =
         runner == Runner.LOGPROB
-            ? "text {\"prompt\", \"chosen\", \"rejected\"} or tokens {\"prompt_ids\", \"chosen_ids\","
-                + " \"rejected_ids\"} rows"
-            : "{\"text\"} rows";
-    return new IllegalArgumentException(
-        String.format(
-            "%s has %s rows (row %d), runner '%s' takes %s",
-            raw.source(), raw.format().cliName(), e.index(), runner.cliName(), expected));
+            ? e -> CausalLmLogprobRunner.sequenceLengths(e, truncation)
+            : e ->
+                new int[] {
+                  Example.as(TokenizedDocument.class, e, EncoderMeanRunner.ID).ids().length
+                };
+    return new TokenBudgetPlanner(budget(), lengths);
+  }
+
+  /**
+   * How log-probs are computed with this directory, and for a format-1 directory how to get the
+   * faster path.
+   */
+  public String pathDescription() {
+    if (runner == Runner.EMBEDDING) {
+      return "hidden states (model.pt)";
+    }
+    return dir.splitHead()
+        ? "output head at completion positions only (body.pt + head.pt)"
+        : "logits at every position (one model.pt, format 1): slower, and more memory per token;"
+            + " export the model again with scripts/export_hf_model.py (format 2: body.pt +"
+            + " head.pt) for the output head at completion positions only";
   }
 
   /** How many prepared rows TRL would drop (prompt alone fills the length): stored as 0 tokens. */
@@ -178,29 +198,62 @@ public final class UserModel implements AutoCloseable {
     p.put("data_format", format.cliName());
     if (runner == Runner.LOGPROB) {
       p.put("truncation", truncation.describe());
+      p.put("model_format", dir.splitHead() ? "split-head" : "logits");
       if (format == DataFormat.TEXT) {
         p.put("eos_token", dir.eosToken());
       }
     }
+    // the passes a row is computed in decide its bits
+    p.put("batch_tokens", Integer.toString(settings.batchTokens()));
+    p.put("memory_bound", Long.toString(settings.memoryBound()));
     return p;
   }
 
-  /** The loaded model, shared by every runner of this process; loaded on first call. */
+  /**
+   * The loaded model (the body of a format-2 directory), shared by every runner of this process;
+   * loaded on first call.
+   */
   public synchronized TorchScriptModel model() throws IOException {
     if (model == null) {
-      model = TorchScriptModel.load(dir.modelFile(), runner.output, tokenizer.vocabSize());
+      if (runner == Runner.LOGPROB && dir.splitHead()) {
+        TorchScriptModel body =
+            TorchScriptModel.load(
+                dir.bodyFile(), TorchScriptModel.Output.HIDDEN_STATES, tokenizer.vocabSize());
+        try {
+          head = TracedHead.load(dir.headFile(), body.width(), tokenizer.vocabSize());
+        } catch (RuntimeException e) {
+          body.close();
+          throw e;
+        }
+        model = body;
+      } else {
+        model = TorchScriptModel.load(dir.modelFile(), runner.output, tokenizer.vocabSize());
+      }
     }
     return model;
   }
 
+  /**
+   * The width of the model's output: the vocabulary of a causal LM, the hidden size of an encoder.
+   */
+  public synchronized int outputWidth() throws IOException {
+    TorchScriptModel m = model();
+    return head != null ? head.width() : m.width();
+  }
+
   /** A runner over the shared model; one per compute thread. */
-  public ModelRunner newRunner(int microBatch, DataFormat format) throws IOException {
+  public ModelRunner newRunner(DataFormat format) throws IOException {
     String digest = dir.modelDigest();
     Map<String, String> parameters = parameters(format);
     int pad = dir.padTokenId();
-    return runner == Runner.LOGPROB
-        ? new CausalLmLogprobRunner(model(), digest, parameters, truncation, pad, microBatch)
-        : new EncoderMeanRunner(model(), digest, parameters, pad, microBatch, dtype);
+    TorchScriptModel m = model();
+    TokenBudget budget = budget();
+    if (runner == Runner.EMBEDDING) {
+      return new EncoderMeanRunner(m, digest, parameters, pad, budget, dtype);
+    }
+    return head != null
+        ? CausalLmLogprobRunner.splitHead(m, head, digest, parameters, truncation, pad, budget)
+        : CausalLmLogprobRunner.fullLogits(m, digest, parameters, truncation, pad, budget);
   }
 
   /** The model directory. */
@@ -223,6 +276,9 @@ public final class UserModel implements AutoCloseable {
     tokenizer.close();
     if (model != null) {
       model.close();
+    }
+    if (head != null) {
+      head.close();
     }
   }
 }

@@ -10,11 +10,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.model.spec.DType;
 
 /**
  * The values of a user's traced model equal those TRL 1.13's DPOTrainer computed with the eager
@@ -40,7 +42,7 @@ class TrlParityTest {
           assertArrayEquals(Fixtures.ints(e.get("chosen_ids")), row.chosenIds(), where);
           assertArrayEquals(Fixtures.ints(e.get("rejected_ids")), row.rejectedIds(), where);
         }
-        try (ModelRunner runner = user.newRunner(4, rows.format())) {
+        try (ModelRunner runner = user.newRunner(rows.format())) {
           RunnerOutput out = runner.run(rows.examples());
           for (JsonNode e : expected) {
             int i = e.get("index").intValue();
@@ -83,7 +85,7 @@ class TrlParityTest {
     Fixtures.Case c = Fixtures.cases().iterator().next();
     try (UserModel user = UserModel.open(c.modelDir(), UserModel.Runner.LOGPROB, c.truncation())) {
       ExampleSet rows = user.prepare(ExampleSet.load(c.dataset(), c.format()));
-      ModelRunner runner = user.newRunner(4, rows.format());
+      ModelRunner runner = user.newRunner(rows.format());
       RunnerOutput inOrder = runner.run(rows.examples());
       RunnerOutput again = runner.run(rows.examples());
       var pool = java.util.concurrent.Executors.newSingleThreadExecutor();
@@ -95,7 +97,18 @@ class TrlParityTest {
       }
       List<Example> shuffled = new ArrayList<>(rows.examples());
       Collections.shuffle(shuffled, new Random(3));
-      RunnerOutput mixed = user.newRunner(3, rows.format()).run(shuffled);
+      RunnerOutput mixed;
+      // other passes around each row: a small budget packs a few sequences at a time
+      try (UserModel small =
+          UserModel.open(
+              c.modelDir(),
+              UserModel.Runner.LOGPROB,
+              c.truncation(),
+              DType.F32,
+              new BudgetSettings(96, BudgetSettings.DEFAULT.memoryBound()))) {
+        small.prepare(ExampleSet.load(c.dataset(), c.format()));
+        mixed = small.newRunner(rows.format()).run(shuffled);
+      }
       for (int row = 0; row < inOrder.size(); row++) {
         for (int f = 0; f < 4; f++) {
           assertArrayEquals(inOrder.value(f, row), again.value(f, row), "same input, same bits");

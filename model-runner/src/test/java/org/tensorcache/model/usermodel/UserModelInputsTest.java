@@ -154,7 +154,9 @@ class UserModelInputsTest {
         assertThrows(
             IllegalArgumentException.class,
             () -> UserModel.open(dir, UserModel.Runner.LOGPROB, NONE));
-    assertTrue(missing.getMessage().contains("has no model.pt"), missing.getMessage());
+    assertTrue(
+        missing.getMessage().contains("has no model: expected body.pt and head.pt, or model.pt"),
+        missing.getMessage());
   }
 
   @Test
@@ -167,7 +169,7 @@ class UserModelInputsTest {
     assertEquals("llama-text", c.name());
     try (UserModel user = UserModel.open(plain, UserModel.Runner.LOGPROB, c.truncation())) {
       ExampleSet rows = user.prepare(ExampleSet.load(c.dataset(), c.format()));
-      var out = user.newRunner(4, rows.format()).run(rows.examples());
+      var out = user.newRunner(rows.format()).run(rows.examples());
       for (JsonNode e : c.rows()) {
         int i = e.get("index").intValue();
         double chosen = e.get("chosen_logp").doubleValue();
@@ -191,7 +193,7 @@ class UserModelInputsTest {
     try (UserModel user =
         UserModel.open(Fixtures.DIR.resolve("encoder"), UserModel.Runner.EMBEDDING, NONE)) {
       ExampleSet rows = user.prepare(ExampleSet.load(Fixtures.DIR.resolve("data/embedding.jsonl")));
-      var out = user.newRunner(3, rows.format()).run(rows.examples());
+      var out = user.newRunner(rows.format()).run(rows.examples());
       assertEquals("embedding", out.fields().get(0).name());
       for (JsonNode e : expected.get("rows")) {
         int i = e.get("index").intValue();
