@@ -1,20 +1,38 @@
 #!/usr/bin/env python3
 """Export a Hugging Face model to a TorchScript model directory that TensorCache can load.
 
-The exported directory holds:
+A causal language model (task ``causal-lm``) is exported split in two (format version 2):
+
+* ``body.pt``: a traced module ``forward(input_ids, attention_mask)`` taking int64 ``[B, T]``
+  tensors, right-padded, and returning float32 ``[B, T, H]`` hidden states: exactly what the
+  output head takes (after the final norm);
+* ``head.pt``: a traced module ``forward(hidden)`` taking float32 ``[N, H]`` and returning float32
+  ``[N, V]`` logits: the output head plus whatever the model does to logits after it
+  (``final_logit_softcapping`` of Gemma 2/3, ``logit_scale`` of Cohere, ``logits_scaling`` of
+  Granite), so that only the positions that are scored need the ``V``-wide head.
+
+The logits-only format (version 1, ``--logits-only``) and task ``hidden-states`` write one file
+instead:
 
 * ``model.pt``: a traced module ``forward(input_ids, attention_mask)`` taking int64 ``[B, T]``
   tensors, right-padded, and returning float32 ``[B, T, V]`` logits (task ``causal-lm``) or
-  ``[B, T, H]`` last hidden states (task ``hidden-states``);
+  ``[B, T, H]`` last hidden states (task ``hidden-states``).
+
+Every directory also holds:
+
 * ``tokenizer.json``, ``tokenizer_config.json`` and ``chat_template.jinja`` (when the tokenizer
   has a chat template), written by ``tokenizer.save_pretrained``;
-* ``tensorcache-model.json``: what the model is and which token ids it uses.
+* ``tensorcache-model.json``: what the model is, which token ids it uses, and (format 2) which
+  files hold the body and the head, with the dimensions needed to estimate memory.
 
-Before anything is written the saved ``model.pt`` is reloaded and checked against the eager
-model: other batch sizes and lengths must give the same outputs at non-pad positions, and the
-attention mask must still change the output (a graph that ignores the mask would silently give
-wrong values for padded batches). All files are written to a temporary directory beside the
-target and renamed into place at the end, so a failed export leaves nothing behind.
+Before anything is written the saved TorchScript files are reloaded and checked against the
+eager model: other batch sizes and lengths must give the same outputs at non-pad positions
+(``head(body(ids, mask))`` at non-pad positions against the eager logits for a split export), and
+the attention mask must still change the output (a graph that ignores the mask would silently give
+wrong values for padded batches). A model whose split export cannot be verified this way (one
+that changes its logits in a way not listed above, say) is exported in the logits-only format
+instead, with a note saying why. All files are written to a temporary directory beside the target
+and renamed into place at the end, so a failed export leaves nothing behind.
 
 Only right padding is supported: position ids are derived from token positions, not from the
 mask.
@@ -22,6 +40,7 @@ mask.
 Example::
 
     python scripts/export_hf_model.py --model gpt2 --out models/gpt2
+    python scripts/export_hf_model.py --model gpt2 --out models/gpt2-v1 --logits-only
     python scripts/export_hf_model.py --model ./my-encoder --out models/enc --task hidden-states
 
 The function :func:`export` can be imported to export an already loaded model.
@@ -40,9 +59,12 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 FORMAT_VERSION = 1
+SPLIT_FORMAT_VERSION = 2
 TASKS = ("causal-lm", "hidden-states")
 DTYPES = ("float32",)
 MODEL_FILE = "model.pt"
+BODY_FILE = "body.pt"
+HEAD_FILE = "head.pt"
 TOKENIZER_FILE = "tokenizer.json"
 METADATA_FILE = "tensorcache-model.json"
 DEFAULT_MAX_CHECK_LENGTH = 64
@@ -281,6 +303,258 @@ def _verify_traced(traced: Any, wrapper: Any, task: str, last_dim: Optional[int]
 
 
 # --------------------------------------------------------------------------------------------
+# The split export: body.pt (hidden states) and head.pt (output head)
+# --------------------------------------------------------------------------------------------
+
+
+def _body_module(model: Any) -> Any:
+    """The backbone whose ``last_hidden_state`` the output head of ``model`` takes."""
+    try:
+        body = model.get_decoder()
+    except Exception:  # noqa: BLE001 - a model without a usable rule simply has no split
+        body = None
+    if body is None or body is model:
+        prefix = getattr(model, "base_model_prefix", "")
+        body = getattr(model, prefix, None) if prefix else None
+    if body is None or body is model:
+        raise ExportError(f"{type(model).__name__} has no separate backbone (get_decoder() and "
+                          "base_model_prefix give none)")
+    return body
+
+
+def _head_postprocess(model: Any) -> List[Tuple[str, float]]:
+    """What ``model`` does to the output of its head before returning logits, from its config.
+
+    ``("multiply", s)`` (Cohere ``logit_scale``), ``("divide", d)`` (Granite ``logits_scaling``)
+    and ``("softcap", c)`` (Gemma 2/3 ``final_logit_softcapping``: ``tanh(x / c) * c``), in the
+    order they are applied.
+    """
+    config = _text_config(model)
+    ops: List[Tuple[str, float]] = []
+
+    def number(*sources_and_names: Tuple[Any, str]) -> Optional[float]:
+        for source, name in sources_and_names:
+            value = getattr(source, name, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+        return None
+
+    scale = number((model, "logit_scale"), (config, "logit_scale"))
+    if scale is not None and scale != 1.0:
+        ops.append(("multiply", scale))
+    divisor = number((config, "logits_scaling"), (model.config, "logits_scaling"))
+    if divisor is not None and divisor != 1.0:
+        ops.append(("divide", divisor))
+    cap = number((config, "final_logit_softcapping"), (model.config, "final_logit_softcapping"))
+    if cap is not None and cap > 0:
+        ops.append(("softcap", cap))
+    return ops
+
+
+def _wrap_split(model: Any, ops: Sequence[Tuple[str, float]]) -> Tuple[Any, Any]:
+    """``(body, head)`` modules around ``model``: ``forward(input_ids, attention_mask) -> [B, T, H]``
+    and ``forward(hidden [N, H]) -> [N, V]``."""
+    import torch
+
+    class CausalLmBody(torch.nn.Module):
+        """Hidden states ``[B, T, H]`` that the output head takes, no key/value cache."""
+
+        def __init__(self, inner: torch.nn.Module, use_cache_arg: bool) -> None:
+            super().__init__()
+            self.inner = inner
+            self.use_cache_arg = use_cache_arg
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            if self.use_cache_arg:
+                out = self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                                 use_cache=False, return_dict=True)
+            else:
+                out = self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                                 return_dict=True)
+            return out.last_hidden_state
+
+    class CausalLmHead(torch.nn.Module):
+        """Logits ``[N, V]`` for hidden states ``[N, H]``: the output head and what follows it."""
+
+        def __init__(self, inner: torch.nn.Module, post: Sequence[Tuple[str, float]]) -> None:
+            super().__init__()
+            self.inner = inner
+            self.post = list(post)
+
+        def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+            logits = self.inner(hidden)
+            for op, value in self.post:
+                if op == "multiply":
+                    logits = logits * value
+                elif op == "divide":
+                    logits = logits / value
+                else:  # softcap, as the models do it
+                    logits = logits / value
+                    logits = torch.tanh(logits)
+                    logits = logits * value
+            return logits
+
+    inner = _body_module(model)
+    head = model.get_output_embeddings()
+    if not isinstance(head, torch.nn.Module):
+        raise ExportError(f"{type(model).__name__} has no output embeddings module "
+                          "(get_output_embeddings() gives none)")
+    probe = torch.zeros((1, 2), dtype=torch.long)
+    use_cache_arg = True
+    with torch.no_grad():
+        try:
+            inner(input_ids=probe, attention_mask=torch.ones_like(probe), use_cache=False,
+                  return_dict=True)
+        except TypeError:
+            use_cache_arg = False
+        except Exception:  # noqa: BLE001 - the checks below report what is wrong
+            pass
+    return CausalLmBody(inner, use_cache_arg).eval(), CausalLmHead(head, ops).eval()
+
+
+def _check_tensor(out: Any, shape: Sequence[Optional[int]], kind: str, what: str) -> None:
+    import torch
+
+    if not isinstance(out, torch.Tensor):
+        raise ExportError(f"{what} returned {type(out).__name__}, expected a float tensor of {kind}")
+    if not out.is_floating_point():
+        raise ExportError(f"{what} returned dtype {out.dtype}, expected a float tensor of {kind}")
+    if out.dim() != len(shape) or any(w is not None and n != w for n, w in zip(out.shape, shape)):
+        want = ", ".join("?" if w is None else str(w) for w in shape)
+        raise ExportError(f"{what} returned shape {list(out.shape)}, expected {kind} [{want}]")
+
+
+def _max_diff(a: Any, b: Any) -> Tuple[float, float]:
+    """Largest |a - b| and largest |b|."""
+    diff = (a.double() - b.double()).abs()
+    ref = b.double().abs()
+    return float(diff.max()) if diff.numel() else 0.0, float(ref.max()) if ref.numel() else 0.0
+
+
+def _verify_split(body: Any, head: Any, wrapper: Any, hidden_size: int, vocab: int, id_limit: int,
+                  pad_id: int, max_len: int, log: Log) -> None:
+    """Check reloaded ``body`` and ``head`` against the eager logits; raise ExportError if they differ.
+
+    ``head(body(ids, mask)[mask])`` must equal the eager model's logits at the non-pad positions
+    of right-padded batches, with any number of rows ``N`` for the head, and the body must use the
+    attention mask as the eager model does.
+    """
+    import torch
+
+    long_len = max(3, max_len)
+    shapes = [
+        [long_len],                      # batch 1, no padding
+        [5, max(2, long_len // 2), 2],   # batch 3, right-padded
+        [1, 3, 9, 6, 13],                # batch 5
+    ]
+    shapes = [[min(n, long_len) for n in lengths] for lengths in shapes]
+    with torch.no_grad():
+        for n, lengths in enumerate(shapes):
+            rows = _random_rows(lengths, id_limit, seed=100 + n)
+            ids, mask = _right_padded(rows, pad_id)
+            hidden = body(ids, mask)
+            _check_tensor(hidden, [ids.shape[0], ids.shape[1], hidden_size], "hidden states",
+                          f"the traced body (batch {list(ids.shape)})")
+            flat = hidden[mask.bool()].contiguous()
+            got = head(flat)
+            _check_tensor(got, [flat.shape[0], vocab], "logits", f"the traced head ([N, H] with "
+                          f"N = {flat.shape[0]})")
+            one = head(flat[:1].contiguous())
+            _check_tensor(one, [1, vocab], "logits", "the traced head ([N, H] with N = 1)")
+            # reference: the eager model, one row at a time without padding
+            ref = torch.cat([wrapper(torch.tensor([row], dtype=torch.long),
+                                     torch.ones((1, len(row)), dtype=torch.long))[0] for row in rows])
+            diff, scale = _max_diff(got, ref)
+            diff_one, _ = _max_diff(one, ref[:1])
+            diff = max(diff, diff_one)
+            if not diff <= RELATIVE_TOLERANCE * max(1.0, scale):
+                raise ExportError(
+                    f"head(body) differs from the eager model's logits on a right-padded batch of "
+                    f"lengths {lengths}: max |difference| {diff:.3g} at non-pad positions (largest "
+                    f"|value| {scale:.3g})"
+                )
+            log(f"check: batch {list(ids.shape)} lengths {lengths}: max |head(body) - eager| = "
+                f"{diff:.2e}")
+
+        # The attention mask must be live in the body: hide a middle token of one row.
+        rows = _random_rows([max(4, min(long_len, 12)), 3], id_limit, seed=200)
+        ids, mask = _right_padded(rows, pad_id)
+        hole = mask.clone()
+        hidden_pos = len(rows[0]) // 2
+        hole[0, hidden_pos] = 0
+        keep = hole.bool()
+        full_out = body(ids, mask)
+        hole_out = body(ids, hole)
+        change, scale = _max_diff(hole_out[keep], full_out[keep])
+        if not change > 1e-6 * max(1.0, scale):
+            raise ExportError("the traced body ignores attention_mask: hiding a token did not "
+                              "change any hidden state")
+        got = head(hole_out[keep].contiguous())
+        diff, scale = _max_diff(got, wrapper(ids, hole)[keep])
+        if not diff <= RELATIVE_TOLERANCE * max(1.0, scale):
+            raise ExportError(
+                f"head(body) applies attention_mask differently from the eager model (max "
+                f"|difference| {diff:.3g} with a masked middle token)"
+            )
+        log(f"check: attention mask is live in the body (hiding token {hidden_pos} changes "
+            f"hidden states by up to {change:.3g}; head(body) vs eager {diff:.2e})")
+
+
+def _export_split(model: Any, wrapper: Any, tmp: Path, source: str, example_ids: Any,
+                  example_mask: Any, vocab: int, id_limit: int, pad_id: int, check_len: int,
+                  log: Log) -> Tuple[int, int, List[Tuple[str, float]]]:
+    """Trace, save, reload and verify ``body.pt`` and ``head.pt`` in ``tmp``.
+
+    Returns ``(hidden_size, head_width, postprocess)``. Raises ExportError when the split cannot
+    be verified; the caller then writes the logits-only format.
+    """
+    import torch
+
+    ops = _head_postprocess(model)
+    body, head = _wrap_split(model, ops)
+    with torch.no_grad():
+        try:
+            example_hidden = body(example_ids, example_mask)
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"the backbone cannot run forward(input_ids, attention_mask): "
+                              f"{type(e).__name__}: {e}") from e
+        _check_tensor(example_hidden, [example_ids.shape[0], example_ids.shape[1], None],
+                      "hidden states", "the backbone")
+        hidden_size = int(example_hidden.shape[2])
+        example_flat = example_hidden[example_mask.bool()].contiguous()
+        try:
+            example_logits = head(example_flat)
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"the output head cannot take the backbone's hidden states: "
+                              f"{type(e).__name__}: {e}") from e
+        _check_tensor(example_logits, [example_flat.shape[0], None], "logits", "the output head")
+        head_width = int(example_logits.shape[1])
+        if head_width != vocab:
+            raise ExportError(f"the output head is {head_width} wide, but the model's logits "
+                              f"have {vocab} entries")
+
+    post = ", ".join(f"{op} {value:g}" for op, value in ops) or "none"
+    log(f"tracing '{source}' ({type(model).__name__}, task causal-lm) as {BODY_FILE} "
+        f"(hidden {hidden_size}) + {HEAD_FILE} (vocabulary {head_width}; after the head: {post}) ...")
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
+        try:
+            traced_body = torch.jit.trace(body, (example_ids, example_mask), check_trace=False,
+                                          strict=False)
+            traced_head = torch.jit.trace(head, (example_flat,), check_trace=False, strict=False)
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"torch.jit.trace failed: {type(e).__name__}: {e}") from e
+    traced_body.save(str(tmp / BODY_FILE))
+    traced_head.save(str(tmp / HEAD_FILE))
+    del traced_body, traced_head
+    reloaded_body = torch.jit.load(str(tmp / BODY_FILE), map_location="cpu").eval()
+    reloaded_head = torch.jit.load(str(tmp / HEAD_FILE), map_location="cpu").eval()
+    _verify_split(reloaded_body, reloaded_head, wrapper, hidden_size, head_width, id_limit,
+                  pad_id, check_len, log)
+    return hidden_size, head_width, ops
+
+
+# --------------------------------------------------------------------------------------------
 # Export
 # --------------------------------------------------------------------------------------------
 
@@ -349,10 +623,52 @@ def build_metadata(model: Any, tokenizer: Any, task: str, source: str, last_dim:
     }
 
 
+def build_split_metadata(model: Any, tokenizer: Any, source: str, hidden_size: int, vocab: int,
+                         postprocess: Sequence[Tuple[str, float]]) -> Dict[str, Any]:
+    """The content of ``tensorcache-model.json`` for a split (format 2) causal-lm export.
+
+    Everything format 1 records, plus the files and the dimensions needed to estimate memory:
+    ``vocab_size`` is the width of the head's output and ``hidden_size`` that of the body's.
+    """
+    v1 = build_metadata(model, tokenizer, "causal-lm", source, vocab)
+    config = _text_config(model)
+    heads = _first_attr(config, ("num_attention_heads", "n_head", "num_heads"))
+    kv_heads = _first_attr(config, ("num_key_value_heads", "num_kv_heads", "n_head_kv",
+                                    "multi_query_group_num"))
+    layers = _first_attr(config, ("num_hidden_layers", "n_layer", "num_layers"))
+    intermediate = _first_attr(config, ("intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"))
+    if intermediate is None and hasattr(config, "n_inner"):
+        intermediate = 4 * hidden_size  # GPT-2 style configs: n_inner None means 4 * hidden
+    head_dim = _first_attr(config, ("head_dim",))
+    if head_dim is None and heads:
+        head_dim = hidden_size // heads
+    out: Dict[str, Any] = {
+        "format_version": SPLIT_FORMAT_VERSION,
+        "task": "causal-lm",
+        "files": {"body": BODY_FILE, "head": HEAD_FILE},
+    }
+    for key, value in v1.items():
+        if key in ("format_version", "task"):
+            continue
+        out[key] = value
+        if key == "vocab_size":
+            out[key] = vocab
+        elif key == "hidden_size":
+            out[key] = hidden_size
+            out["num_hidden_layers"] = layers
+            out["num_attention_heads"] = heads
+            out["num_key_value_heads"] = kv_heads if kv_heads is not None else heads
+            out["head_dim"] = head_dim
+            out["intermediate_size"] = intermediate
+        elif key == "eos_token":
+            out["head_postprocess"] = [{"op": op, "value": value} for op, value in postprocess]
+    return out
+
+
 def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: str, source: str,
            *, max_check_length: int = DEFAULT_MAX_CHECK_LENGTH, overwrite: bool = False,
-           log: Log = _stderr) -> Path:
-    """Trace ``model``, check the saved file, and write a TensorCache model directory.
+           log: Log = _stderr, split: bool = True) -> Path:
+    """Trace ``model``, check the saved files, and write a TensorCache model directory.
 
     Args:
         model: a loaded transformers model (causal LM for ``causal-lm``, any model with a
@@ -364,6 +680,9 @@ def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: 
         max_check_length: the longest sequence used to check the traced model.
         overwrite: replace an existing non-empty ``out_dir``.
         log: receives progress lines.
+        split: for ``causal-lm``, write ``body.pt`` + ``head.pt`` (format 2) when that split can be
+            verified, else (with a note to ``log``) the logits-only ``model.pt``; ``False`` always
+            writes ``model.pt`` (format 1). Ignored for ``hidden-states``.
 
     Returns:
         The path of the finished directory.
@@ -422,19 +741,21 @@ def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = make_temp_dir(out_dir.parent, out_dir.name)
     try:
-        log(f"tracing '{source}' ({type(model).__name__}, task {task}) ...")
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
+        split_dims: Optional[Tuple[int, int, List[Tuple[str, float]]]] = None
+        if split and task == "causal-lm":
             try:
-                traced = torch.jit.trace(wrapper, (example_ids, example_mask), check_trace=False,
-                                         strict=False)
-            except Exception as e:  # noqa: BLE001
-                raise ExportError(f"torch.jit.trace failed for '{source}': {type(e).__name__}: {e}") from e
-        model_path = tmp / MODEL_FILE
-        traced.save(str(model_path))
-        del traced
-        reloaded = torch.jit.load(str(model_path), map_location="cpu").eval()
-        _verify_traced(reloaded, wrapper, task, last_dim, id_limit, pad_id, check_len, log)
+                split_dims = _export_split(model, wrapper, tmp, source, example_ids, example_mask,
+                                           last_dim, id_limit, pad_id, check_len, log)
+            except Exception as e:  # noqa: BLE001 - any failure of the split means format 1
+                for name in (BODY_FILE, HEAD_FILE):
+                    (tmp / name).unlink(missing_ok=True)
+                why = str(e) if isinstance(e, ExportError) else f"{type(e).__name__}: {e}"
+                log(f"note: the split export ({BODY_FILE} + {HEAD_FILE}) of '{source}' cannot be "
+                    f"used: {why}; writing the logits-only {MODEL_FILE} (format {FORMAT_VERSION}) "
+                    "instead")
+        if split_dims is None:
+            _export_logits_only(wrapper, tmp, task, source, model, example_ids, example_mask,
+                                last_dim, id_limit, pad_id, check_len, log)
 
         tokenizer.save_pretrained(str(tmp))
         if not (tmp / TOKENIZER_FILE).is_file():
@@ -443,7 +764,10 @@ def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: 
                 f"{TOKENIZER_FILE}; only fast (tokenizers library) tokenizers are supported"
             )
         _check_saved_tokenizer(tokenizer, tmp)
-        metadata = build_metadata(model, tokenizer, task, source, last_dim)
+        if split_dims is None:
+            metadata = build_metadata(model, tokenizer, task, source, last_dim)
+        else:
+            metadata = build_split_metadata(model, tokenizer, source, *split_dims)
         with open(tmp / METADATA_FILE, "w", encoding="utf-8") as f:
             json.dump(metadata, f, indent=2, ensure_ascii=False)
             f.write("\n")
@@ -453,6 +777,27 @@ def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: 
         raise
     log(f"wrote {out_dir}")
     return out_dir
+
+
+def _export_logits_only(wrapper: Any, tmp: Path, task: str, source: str, model: Any,
+                        example_ids: Any, example_mask: Any, last_dim: int, id_limit: int,
+                        pad_id: int, check_len: int, log: Log) -> None:
+    """Trace, save, reload and verify ``model.pt`` (format 1) in ``tmp``."""
+    import torch
+
+    log(f"tracing '{source}' ({type(model).__name__}, task {task}) ...")
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
+        try:
+            traced = torch.jit.trace(wrapper, (example_ids, example_mask), check_trace=False,
+                                     strict=False)
+        except Exception as e:  # noqa: BLE001
+            raise ExportError(f"torch.jit.trace failed for '{source}': {type(e).__name__}: {e}") from e
+    model_path = tmp / MODEL_FILE
+    traced.save(str(model_path))
+    del traced
+    reloaded = torch.jit.load(str(model_path), map_location="cpu").eval()
+    _verify_traced(reloaded, wrapper, task, last_dim, id_limit, pad_id, check_len, log)
 
 
 def _check_saved_tokenizer(tokenizer: Any, saved_dir: Path) -> None:
@@ -480,10 +825,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="export_hf_model.py",
         description=(
-            "Export a Hugging Face model and its tokenizer to a TensorCache model directory: "
-            "model.pt (TorchScript, forward(input_ids, attention_mask), right padding), "
-            "tokenizer.json + tokenizer_config.json (+ chat_template.jinja) and "
-            "tensorcache-model.json. The traced file is reloaded and checked against the eager "
+            "Export a Hugging Face model and its tokenizer to a TensorCache model directory. "
+            "Task causal-lm writes body.pt (TorchScript, forward(input_ids, attention_mask) -> "
+            "hidden states [B,T,H], right padding) and head.pt (forward(hidden [N,H]) -> logits "
+            "[N,V], including any logit softcapping or scaling the model applies), or with "
+            "--logits-only (and wherever the split cannot be verified) a single model.pt "
+            "returning logits [B,T,V]; task hidden-states writes model.pt returning [B,T,H]. "
+            "Also tokenizer.json + tokenizer_config.json (+ chat_template.jinja) and "
+            "tensorcache-model.json. The traced files are reloaded and checked against the eager "
             "model before anything is written."
         ),
         epilog="Exit codes: 0 exported, 2 bad argument or model that cannot be exported, "
@@ -494,17 +843,22 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="directory to create (must not exist or be empty, unless --overwrite)")
     parser.add_argument("--task", choices=TASKS, default="causal-lm",
-                        help="causal-lm: logits [B,T,V] (AutoModelForCausalLM); hidden-states: "
-                             "last hidden states [B,T,H] (AutoModel). Default: %(default)s")
+                        help="causal-lm: a language model (AutoModelForCausalLM) scored through "
+                             "body.pt + head.pt, or model.pt logits [B,T,V] with --logits-only; "
+                             "hidden-states: model.pt returning last hidden states [B,T,H] "
+                             "(AutoModel). Default: %(default)s")
     parser.add_argument("--dtype", choices=DTYPES, default="float32",
                         help="weights and outputs dtype. Default: %(default)s")
     parser.add_argument("--max-check-length", type=int, default=DEFAULT_MAX_CHECK_LENGTH,
                         metavar="N",
-                        help="longest sequence used to check the traced model against the eager "
-                             "one (capped at the model's positions). Default: %(default)s")
+                        help="longest sequence used to check the traced files against the eager "
+                             "model (capped at the model's positions). Default: %(default)s")
     parser.add_argument("--attn", choices=("sdpa", "eager"), default="sdpa",
                         help="attention implementation to trace (default: %(default)s, the faster;"
                              " eager where a model's sdpa export fails its checks)")
+    parser.add_argument("--logits-only", action="store_true",
+                        help="causal-lm: write the format 1 model.pt returning full logits [B,T,V] "
+                             "instead of body.pt + head.pt (format 2); no effect on hidden-states")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace DIR if it exists and is not empty")
     return parser
@@ -521,7 +875,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         model = load_model(args.model, args.task, args.dtype, attn=args.attn)
         tokenizer = load_tokenizer(args.model)
         export(model, tokenizer, args.out, args.task, args.model,
-               max_check_length=args.max_check_length, overwrite=args.overwrite)
+               max_check_length=args.max_check_length, overwrite=args.overwrite,
+               split=not args.logits_only)
     except ExportError as e:
         _stderr(f"error: {e}")
         return 2

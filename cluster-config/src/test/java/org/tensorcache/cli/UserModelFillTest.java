@@ -68,6 +68,19 @@ class UserModelFillTest {
     return args.toArray(String[]::new);
   }
 
+  /** {@link #job} with the pairs of {@code first} then those of {@code more} (later ones win). */
+  private String[] jobWith(Object... pairs) {
+    List<String> flat = new ArrayList<>();
+    for (Object p : pairs) {
+      if (p instanceof String[] a) {
+        flat.addAll(List.of(a));
+      } else {
+        flat.add((String) p);
+      }
+    }
+    return job(flat.toArray(String[]::new));
+  }
+
   private static String[] concat(String first, String[] rest) {
     String[] out = new String[rest.length + 1];
     out[0] = first;
@@ -76,7 +89,7 @@ class UserModelFillTest {
   }
 
   /** The job options of one case of TRL's fixture values. */
-  private String[] caseJob(JsonNode c, int number) {
+  private String[] caseJob(JsonNode c, int number, String... more) {
     String model = c.get("model").textValue();
     String format = c.get("format").textValue();
     String dataset =
@@ -84,7 +97,7 @@ class UserModelFillTest {
             ? "data/conversational." + model + ".jsonl"
             : c.get("dataset").textValue();
     JsonNode max = c.get("max_length");
-    return job(
+    return jobWith(
         "--model-dir",
         BYO.resolve(model).toString(),
         "--dataset",
@@ -96,24 +109,53 @@ class UserModelFillTest {
         "--truncation-mode",
         c.get("truncation_mode").textValue(),
         "--cache-name",
-        "case" + number);
+        "case" + number,
+        more);
   }
 
   /** Every case of TRL's values and the encoder's features, through both paths. */
   @Test
   void localAndThreeNodeFillsAreBitIdenticalAndEqualTrlInEveryCase() throws Exception {
+    JsonNode fixtures = new ObjectMapper().readTree(BYO.resolve("expected.json").toFile());
     List<JsonNode> cases = new ArrayList<>();
-    new ObjectMapper()
-        .readTree(BYO.resolve("expected.json").toFile())
-        .get("cases")
-        .forEach(cases::add);
+    List<String[]> jobs = new ArrayList<>();
+    for (JsonNode c : fixtures.get("cases")) {
+      cases.add(c);
+      jobs.add(caseJob(c, cases.size()));
+    }
+    // the first case on the same model with its body and head traced apart
+    cases.add(cases.get(0));
+    jobs.add(
+        caseJob(
+            cases.get(0),
+            cases.size(),
+            "--model-dir",
+            BYO.resolve(fixtures.get("split_dirs").get("llama").textValue()).toString()));
+    // a 32,768-token vocabulary, skewed lengths: several groups, passes and head chunks a range
+    for (JsonNode c : fixtures.get("split_cases")) {
+      cases.add(c);
+      jobs.add(
+          caseJob(
+              c,
+              cases.size(),
+              "--range-size",
+              "16",
+              "--batch-tokens",
+              "128",
+              "--memory-bound",
+              "64m"));
+    }
     List<CacheDefinition> definitions = new ArrayList<>();
     List<float[][]> local = new ArrayList<>();
     for (int k = 0; k < cases.size(); k++) {
-      String[] job = caseJob(cases.get(k), k);
+      String[] job = jobs.get(k);
       assertEquals(0, Main.commandLine().execute(concat("fill", concat("--local", job))));
       CacheDefinition definition = JobDefinitions.definition(job);
       definitions.add(definition);
+      if (cases.get(k).get("model").textValue().equals("wide")) {
+        var range = definition.data().slice(0, definition.spec().rangeSize());
+        assertTrue(definition.planner().groups(range).size() >= 3, "groups of a wide range");
+      }
       float[][] values = segmentValues(definition);
       local.add(values);
       JsonNode c = cases.get(k);
@@ -217,6 +259,9 @@ class UserModelFillTest {
             job("--max-length", "24"),
             job("--max-length", "24", "--truncation-mode", "keep_end"),
             job("--model-dir", BYO.resolve("gpt2").toString()),
+            job("--model-dir", BYO.resolve("llama-split").toString()),
+            job("--batch-tokens", "2048"),
+            job("--memory-bound", "1g"),
             job("--dataset", BYO.resolve("data/tokens.jsonl").toString()));
     for (String[] change : changes) {
       assertNotEquals(base, JobDefinitions.definition(change).cacheId(), String.join(" ", change));
@@ -251,12 +296,43 @@ class UserModelFillTest {
   }
 
   @Test
+  void aRowOverTheMemoryBoundIsRefusedBeforeAnyComputeAndNothingIsStored() throws Exception {
+    StringWriter err = new StringWriter();
+    int code =
+        Main.commandLine()
+            .setErr(new PrintWriter(err))
+            .execute(concat("fill", concat("--local", job("--memory-bound", "3m"))));
+    assertEquals(1, code);
+    assertTrue(
+        err.toString()
+            .matches(
+                "(?s)tensorcache fill: \\S+text.jsonl row \\d+: a sequence of \\d+ tokens .*more"
+                    + " than the memory bound of 3 MiB: raise --memory-bound .*"),
+        err.toString());
+    assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a refused row");
+    StringWriter refused = new StringWriter();
+    assertEquals(
+        1,
+        Main.commandLine()
+            .setErr(new PrintWriter(refused))
+            .execute(concat("fill", concat("--local", job("--micro-batch", "2")))));
+    assertTrue(refused.toString().contains("--micro-batch 2 is the built-in model's"));
+  }
+
+  @Test
   void helpListsTheModelOptionsAndStartsNothing() {
     StringWriter out = new StringWriter();
     CommandLine cli = Main.commandLine().setOut(new PrintWriter(out));
     assertEquals(0, cli.execute(concat("fill", concat("--help", job()))));
     for (String option :
-        List.of("--model-dir", "--format", "--max-length", "--truncation-mode", "--runner")) {
+        List.of(
+            "--model-dir",
+            "--format",
+            "--max-length",
+            "--truncation-mode",
+            "--runner",
+            "--batch-tokens",
+            "--memory-bound")) {
       assertTrue(out.toString().contains(option), option);
     }
     assertFalse(Files.exists(dir.resolve("data")), "--help must not prepare the job");

@@ -21,14 +21,22 @@ final class Fixtures {
     return JSON.readTree(DIR.resolve(name).toFile());
   }
 
-  /** One case of {@code expected.json}: a model, a data set, truncation settings and TRL's rows. */
-  record Case(JsonNode node) {
+  /**
+   * One case of {@code expected.json}: a model, a data set, truncation settings and TRL's rows;
+   * {@code dir} names another export of the same model (its body and head traced apart), or is
+   * null.
+   */
+  record Case(JsonNode node, String dir) {
+    Case(JsonNode node) {
+      this(node, null);
+    }
+
     String name() {
-      return node.get("name").textValue();
+      return node.get("name").textValue() + (dir == null ? "" : " (" + dir + ")");
     }
 
     Path modelDir() {
-      return DIR.resolve(node.get("model").textValue());
+      return DIR.resolve(dir != null ? dir : node.get("model").textValue());
     }
 
     /** The file the Java side reads: conversational rows as the preparation script wrote them. */
@@ -58,6 +66,24 @@ final class Fixtures {
   static Iterable<Case> cases() throws IOException {
     java.util.List<Case> out = new java.util.ArrayList<>();
     json("expected.json").get("cases").forEach(c -> out.add(new Case(c)));
+    return out;
+  }
+
+  /**
+   * The cases on models exported with the body and the head apart: every case of a model that has
+   * such an export, on that export, and the wide-vocabulary cases.
+   */
+  static java.util.List<Case> splitCases() throws IOException {
+    JsonNode expected = json("expected.json");
+    JsonNode dirs = expected.get("split_dirs");
+    java.util.List<Case> out = new java.util.ArrayList<>();
+    for (JsonNode c : expected.get("cases")) {
+      JsonNode dir = dirs.get(c.get("model").textValue());
+      if (dir != null) {
+        out.add(new Case(c, dir.textValue()));
+      }
+    }
+    expected.get("split_cases").forEach(c -> out.add(new Case(c)));
     return out;
   }
 
