@@ -9,6 +9,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.Example;
@@ -34,8 +35,8 @@ final class ClusterBench {
 
   private ClusterBench() {}
 
-  static Map<String, Object> run(Path work, boolean quick) throws Exception {
-    int n = quick ? 5_000 : 20_000;
+  static Map<String, Object> run(Path work, RunSize size) throws Exception {
+    int n = size.pick(20_000, 5_000, 512);
     Path dir = Files2.fresh(work.resolve("cluster"));
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, n);
     ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
@@ -48,7 +49,7 @@ final class ClusterBench {
     CacheSpec spec;
     Fingerprint fp;
     try (ModelRunner runner = runner(modelDir)) {
-      spec = new CacheSpec("bench-ref", n, runner.fields(), 1024);
+      spec = new CacheSpec("bench-ref", n, runner.fields(), Math.min(n, 1024));
       fp = CacheDefinition.fingerprint(runner, data, spec);
     }
     double[] bareBefore = bareLoop(modelDir, data, n);
@@ -92,8 +93,8 @@ final class ClusterBench {
       out.put("fill_ratio", second.get("ratio"));
 
       TensorCacheClient client = TensorCacheClient.create(node.system());
-      out.put("lookup", LookupBench.run(client, fp.cacheId(), n, quick));
-      out.put("dpo", DpoBench.run(client, fp.cacheId(), data, modelDir, quick));
+      out.put("lookup", LookupBench.run(client, fp.cacheId(), n, size));
+      out.put("dpo", DpoBench.run(client, fp.cacheId(), data, modelDir, size));
     } finally {
       NodeLauncher.stop(node.system());
     }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
@@ -23,9 +24,10 @@ final class DpoBench {
   private DpoBench() {}
 
   static Map<String, Object> run(
-      TensorCacheClient client, String cacheId, ExampleSet data, Path modelDir, boolean quick)
+      TensorCacheClient client, String cacheId, ExampleSet data, Path modelDir, RunSize size)
       throws Exception {
-    int steps = quick ? 10 : 30;
+    int steps = size.pick(30, 10, 1);
+    int warmUp = size.pick(3, 3, 0);
     int batch = 32;
     long[] cached = new long[steps];
     long[] computed = new long[steps];
@@ -36,7 +38,7 @@ final class DpoBench {
             new ReferenceLogprobRunner(TinyLm.load(modelDir), batch, 512)) {
       ComputedReferenceLogprobs uncached = new ComputedReferenceLogprobs(refRunner, data);
       SplittableRandom random = new SplittableRandom(3);
-      for (int step = -3; step < steps; step++) {
+      for (int step = -warmUp; step < steps; step++) {
         long[] indices = new long[batch];
         for (int i = 0; i < batch; i++) {
           indices[i] = random.nextInt(data.size());
@@ -50,7 +52,7 @@ final class DpoBench {
         long t1 = System.nanoTime();
         withModel.step(examples, uncached);
         long t2 = System.nanoTime();
-        if (step >= 0) { // three warm-up steps
+        if (step >= 0) { // after the warm-up steps
           cached[step] = t1 - t0;
           computed[step] = t2 - t1;
         }

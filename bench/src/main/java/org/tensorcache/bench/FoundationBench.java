@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -35,6 +36,14 @@ public final class FoundationBench implements Callable<Integer> {
   boolean quick;
 
   @Option(
+      names = "--smoke",
+      description =
+          "Tiny runs, a few seconds per part, whose figures mean nothing: checks that every part"
+              + " runs and writes its results. Results and scratch go to a new temporary directory"
+              + " unless --out or --work is given. byo is left out (no smoke size yet).")
+  boolean smoke;
+
+  @Option(
       names = "--only",
       paramLabel = "PART",
       description =
@@ -47,28 +56,29 @@ public final class FoundationBench implements Callable<Integer> {
   @Option(
       names = "--out",
       paramLabel = "FILE",
-      defaultValue = "bench/results/foundation.json",
-      description = "Results of the runner and segment parts; the others go beside it.")
+      description =
+          "Results of the runner and segment parts; the others go beside it (default:"
+              + " bench/results/foundation.json).")
   Path out;
 
   @Option(
       names = "--work",
       paramLabel = "DIR",
-      defaultValue = "bench/work",
-      description = "Scratch directory (default: ${DEFAULT-VALUE}).")
+      description = "Scratch directory (default: bench/work).")
   Path work;
 
   /**
-   * Usage: {@code FoundationBench [--quick] [--only PART] [--out FILE] [--work DIR]}, PART one of
-   * {@link #PARTS}; {@code security} (the lookup port and a cluster fill with TLS next to plain
-   * TCP) writes {@code security.json} and {@code security.png}; {@code tiers} (a cache ten times
-   * the hot tier's budget: fills, a trainer's steps with and without prefetch, all in memory,
-   * random lookups) writes {@code tiers.json} and {@code tiers.png}; {@code remote} (lookups from a
-   * process without a replica next to Redis MGET) needs {@code redis-server} and is left out,
-   * saying so, where there is none; {@code byo} (a Hugging Face model of one's own next to a bare
-   * DJL loop and PyTorch eager mode) needs Python with torch and transformers ({@code
-   * $TENSORCACHE_PYTHON}, else {@code python3}, else a venv it makes) and leaves out what it cannot
-   * run, saying so.
+   * Usage: {@code FoundationBench [--quick | --smoke] [--only PART] [--out FILE] [--work DIR]},
+   * PART one of {@link #PARTS}; {@code --smoke} runs each part in a few seconds (figures that mean
+   * nothing) into a temporary directory, to check that it runs; {@code security} (the lookup port
+   * and a cluster fill with TLS next to plain TCP) writes {@code security.json} and {@code
+   * security.png}; {@code tiers} (a cache ten times the hot tier's budget: fills, a trainer's steps
+   * with and without prefetch, all in memory, random lookups) writes {@code tiers.json} and {@code
+   * tiers.png}; {@code remote} (lookups from a process without a replica next to Redis MGET) needs
+   * {@code redis-server} and is left out, saying so, where there is none; {@code byo} (a Hugging
+   * Face model of one's own next to a bare DJL loop and PyTorch eager mode) needs Python with torch
+   * and transformers ({@code $TENSORCACHE_PYTHON}, else {@code python3}, else a venv it makes) and
+   * leaves out what it cannot run, saying so.
    */
   public static void main(String[] args) {
     int code =
@@ -89,24 +99,47 @@ public final class FoundationBench implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           new CommandLine(this), "--only " + only + " unknown, expected one of " + PARTS);
     }
-    run();
+    if (quick && smoke) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--quick and --smoke exclude each other, give one");
+    }
+    RunSize size = RunSize.of(quick, smoke);
+    // a smoke run's figures mean nothing: they never replace those in bench/results
+    Path scratch =
+        size == RunSize.SMOKE && (out == null || work == null)
+            ? Files.createTempDirectory("tensorcache-smoke-")
+            : null;
+    if (out == null) {
+      out =
+          scratch != null
+              ? scratch.resolve("results/foundation.json")
+              : Path.of("bench/results/foundation.json");
+    }
+    if (work == null) {
+      work = scratch != null ? scratch.resolve("work") : Path.of("bench/work");
+    }
+    if (size == RunSize.SMOKE) {
+      System.out.println("smoke run: results in " + out.toAbsolutePath().getParent());
+    }
+    run(size);
     return 0;
   }
 
-  private void run() throws Exception {
+  private void run(RunSize size) throws Exception {
     Files.createDirectories(work);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "foundation");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
+    results.put("size", size.label());
 
     if (only == null || only.equals("runner")) {
       System.out.println("== reference runner (chosen_logp + rejected_logp), examples/s ==");
-      results.put("runner", RunnerBench.run(work, quick));
+      results.put("runner", RunnerBench.run(work, size));
     }
     if (only == null || only.equals("segments")) {
       System.out.println("== segments against raw I/O of the same bytes ==");
-      results.put("segments", SegmentBench.run(work.resolve("segments"), quick));
+      results.put("segments", SegmentBench.run(work.resolve("segments"), size));
     }
 
     if (only == null || only.equals("runner") || only.equals("segments")) {
@@ -130,7 +163,8 @@ public final class FoundationBench implements Callable<Integer> {
       cluster.put("benchmark", "cluster");
       cluster.put("when", results.get("when"));
       cluster.put("machine", results.get("machine"));
-      cluster.put("cluster", ClusterBench.run(work, quick));
+      cluster.put("size", size.label());
+      cluster.put("cluster", ClusterBench.run(work, size));
       Results.write(out.resolveSibling("cluster.json"), cluster);
     }
     Path resultsDir = out.toAbsolutePath().getParent();
@@ -138,16 +172,20 @@ public final class FoundationBench implements Callable<Integer> {
       System.out.println(
           "== bring your own model: a Hugging Face Llama next to a bare DJL loop and PyTorch"
               + " eager ==");
-      org.tensorcache.bench.byo.ByoBench.run(work, resultsDir, quick);
+      if (size == RunSize.SMOKE) {
+        System.out.println("left out: byo has no smoke size yet");
+      } else {
+        org.tensorcache.bench.byo.ByoBench.run(work, resultsDir, size == RunSize.QUICK);
+      }
     }
     if (only == null || only.equals("micro")) {
       System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");
-      org.tensorcache.bench.micro.MicroBench.run(resultsDir, quick);
+      org.tensorcache.bench.micro.MicroBench.run(resultsDir, size);
     }
     if (only == null || only.equals("remote")) {
       System.out.println("== remote lookups (no replica) next to Redis MGET ==");
       if (onPath("redis-server")) {
-        org.tensorcache.bench.remote.RemoteBench.run(work, resultsDir, quick);
+        org.tensorcache.bench.remote.RemoteBench.run(work, resultsDir, size);
       } else {
         System.out.println("left out: no redis-server on the PATH (Debian: apt-get install redis)");
       }
@@ -155,20 +193,21 @@ public final class FoundationBench implements Callable<Integer> {
     if (only == null || only.equals("tiers")) {
       System.out.println(
           "== memory tiers: a cache ten times the node's budget, in trainer and random order ==");
-      TiersBench.run(work, resultsDir, quick);
+      TiersBench.run(work, resultsDir, size);
     }
     if (only == null || only.equals("scale")) {
       System.out.println("== memory per cached float, and how costs grow with N and nodes ==");
-      org.tensorcache.bench.scale.ScaleBench.run(work, resultsDir, quick);
+      org.tensorcache.bench.scale.ScaleBench.run(work, resultsDir, size);
     }
     if (only == null || only.equals("security")) {
       System.out.println(
           "== TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery ==");
-      org.tensorcache.bench.security.SecurityBench.run(work, resultsDir, quick);
+      org.tensorcache.bench.security.SecurityBench.run(work, resultsDir, size);
     }
   }
 
-  private static boolean onPath(String program) {
+  /** Whether {@code program} is an executable in a directory of the PATH. */
+  static boolean onPath(String program) {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
         return true;

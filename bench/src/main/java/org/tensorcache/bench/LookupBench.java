@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.RunSize;
 
 /**
  * A trainer's lookup of B random indices from the warm near replica, next to gathering the same
@@ -26,7 +27,7 @@ final class LookupBench {
   private LookupBench() {}
 
   static List<Map<String, Object>> run(
-      TensorCacheClient client, String cacheId, int n, boolean quick) {
+      TensorCacheClient client, String cacheId, int n, RunSize size) {
     long[] all = new long[n];
     for (int i = 0; i < n; i++) {
       all[i] = i;
@@ -47,7 +48,7 @@ final class LookupBench {
         "into/array",
         "lookup/array");
     for (int b : new int[] {32, 256, 4096}) {
-      int rounds = (quick ? 2_000 : 10_000) * 32 / Math.max(32, b / 8);
+      int rounds = size.pick(10_000, 2_000, 40) * 32 / Math.max(32, b / 8);
       SplittableRandom random = new SplittableRandom(b);
       long[] cache = new long[rounds];
       long[] into = new long[rounds];
@@ -57,7 +58,7 @@ final class LookupBench {
       float[] outChosen = new float[b];
       float[] outRejected = new float[b];
       double sink = 0;
-      long warmEnd = System.nanoTime() + WARM_UP_NANOS;
+      long warmEnd = System.nanoTime() + size.pick(WARM_UP_NANOS, WARM_UP_NANOS, 0);
       int warmUpRounds = 0;
       for (int round = -rounds / 4; round < rounds; round++) {
         for (int i = 0; i < b; i++) {

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
@@ -21,21 +22,19 @@ final class RunnerBench {
 
   private RunnerBench() {}
 
-  static List<Map<String, Object>> run(Path work, boolean quick) throws Exception {
+  static List<Map<String, Object>> run(Path work, RunSize size) throws Exception {
     Path file = work.resolve("runner-data.jsonl");
-    SyntheticPreferences.write(file, 42, 4096);
+    SyntheticPreferences.write(file, 42, size.pick(4096, 4096, 512));
     List<PreferenceExample> examples = ExampleSet.load(file).preferences();
     LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7);
-    int repeats = quick ? 1 : 3;
+    int repeats = size.pick(3, 1, 1);
     List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf("%12s %10s %14s%n", "micro_batch", "examples", "examples/s");
     try (TinyLm lm = TinyLm.create(config)) {
       for (int mb : MICRO_BATCHES) {
         // a micro-batch of 1 is slow: fewer examples keep each figure near a few seconds
         int count = mb == 1 ? 256 : mb < 32 ? 1024 : 4096;
-        if (quick) {
-          count /= 4;
-        }
+        count = size.pick(count, count / 4, Math.max(8, mb)); // smoke: one micro-batch
         List<PreferenceExample> batch = examples.subList(0, count);
         ReferenceLogprobRunner runner = new ReferenceLogprobRunner(lm, mb, 512);
         runner.run(batch.subList(0, Math.min(count, 4 * mb))); // warm-up

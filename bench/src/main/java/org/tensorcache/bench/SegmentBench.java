@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.AtomicFiles;
@@ -48,7 +49,7 @@ final class SegmentBench {
 
   private SegmentBench() {}
 
-  static List<Map<String, Object>> run(Path work, boolean quick) throws IOException {
+  static List<Map<String, Object>> run(Path work, RunSize size) throws IOException {
     List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
         "%-12s %6s %10s %11s %11s %7s %11s %11s %7s%n",
@@ -70,12 +71,14 @@ final class SegmentBench {
             + " chk_r: read raw, CRC32C, copied into floats: the least a safe write and a checked"
             + " read do");
     for (Case c : CASES) {
-      rows.add(run(work.resolve(c.name()), c, quick ? Math.max(2, c.files() / 4) : c.files()));
+      int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
+      rows.add(run(work.resolve(c.name()), c, files, size.pick(2, 2, 0), size.pick(5, 5, 1)));
     }
     return rows;
   }
 
-  private static Map<String, Object> run(Path dir, Case c, int files) throws IOException {
+  private static Map<String, Object> run(Path dir, Case c, int files, int warmup, int rounds)
+      throws IOException {
     CacheSpec spec =
         new CacheSpec("bench", (long) files * c.rangeSize(), c.fields(), c.rangeSize());
     Fingerprint fp = Fingerprint.of(new FingerprintInputs("bench", "1", "w", "d", Map.of(), spec));
@@ -84,8 +87,6 @@ final class SegmentBench {
     for (int r = 0; r < files; r++) {
       blocks.add(filled(spec, r, random));
     }
-    int warmup = 2;
-    int rounds = 5;
     double[] segW = new double[rounds + warmup];
     double[] rawW = new double[rounds + warmup];
     double[] segR = new double[rounds + warmup];
@@ -192,7 +193,11 @@ final class SegmentBench {
     row.put("read_ratio_to_floor", round2(segRead / checkRead));
     row.put(
         "note",
-        "reads are from the page cache (warm); medians of 5 alternating rounds after 2 warm-up rounds");
+        "reads are from the page cache (warm); medians of "
+            + rounds
+            + " alternating rounds after "
+            + warmup
+            + " warm-up rounds");
     return row;
   }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.tiers.DataPath;
 import org.tensorcache.bench.tiers.Fills;
@@ -32,15 +33,13 @@ import org.tensorcache.model.data.SyntheticPreferences;
 final class TiersBench {
   private TiersBench() {}
 
-  static void run(Path work, Path resultsDir, boolean quick) throws Exception {
+  static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     long start = System.nanoTime();
-    TierConfig c = TierConfig.of(quick);
+    TierConfig c = TierConfig.of(size);
     Path dir = Files2.fresh(work.resolve("tiers"));
     // the runner ignores the examples' content: they give the cache its size and its fingerprint
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, c.n());
-    SyntheticPreferences.write(dir.resolve("warm-up.jsonl"), 43, c.n());
     ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
-    ExampleSet warmUpData = ExampleSet.load(dir.resolve("warm-up.jsonl"));
     Reference reference = Reference.of(TierConfig.SEED, c.n(), c.width());
     System.out.printf(
         "cache: %,d examples x [%d] bf16 = %d MiB in ranges of %d (%d KiB each); budget %d MiB;"
@@ -58,18 +57,24 @@ final class TiersBench {
     results.put("benchmark", "tiers");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
+    results.put("size", size.label());
     results.put("config", c.toMap());
 
     // 0: the JIT's warm-up on a node of its own, so that the three measured nodes are alike (one
     // cache each). Without it the first node's fill took up to twice the CPU per example of the
     // later ones' and its session steps three times as long, the JIT compiling the fill, sharding,
-    // persistence and H2 paths meanwhile.
-    CacheDefinition warmUp = c.definition("tiers-warm-up", warmUpData, dir.resolve("warm-up/seg"));
-    try (TierNode node =
-        TierNode.start(
-            dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
-      print("warm-up fill", node.fill(warmUp.cacheId()));
-      trainer(node, warmUp, reference, "jit-warm-up", c, false);
+    // persistence and H2 paths meanwhile. A smoke run has no figures to protect.
+    if (c.warmsUp()) {
+      SyntheticPreferences.write(dir.resolve("warm-up.jsonl"), 43, c.n());
+      ExampleSet warmUpData = ExampleSet.load(dir.resolve("warm-up.jsonl"));
+      CacheDefinition warmUp =
+          c.definition("tiers-warm-up", warmUpData, dir.resolve("warm-up/seg"));
+      try (TierNode node =
+          TierNode.start(
+              dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
+        print("warm-up fill", node.fill(warmUp.cacheId()));
+        trainer(node, warmUp, reference, "jit-warm-up", c, false);
+      }
     }
 
     // 1: the budget, prefetch on

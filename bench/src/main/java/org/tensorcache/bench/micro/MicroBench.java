@@ -14,6 +14,8 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
+import org.tensorcache.bench.fixture.PartArgs;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 
 /**
@@ -29,28 +31,22 @@ public final class MicroBench {
 
   private MicroBench() {}
 
-  /** Usage: {@code MicroBench [--quick] [--out DIR]}; DIR defaults to {@code bench/results}. */
+  /**
+   * Usage: {@code MicroBench [--quick | --smoke] [--out DIR]}; DIR defaults to {@code
+   * bench/results}.
+   */
   public static void main(String[] args) throws Exception {
-    boolean quick = false;
-    Path out = Path.of("bench/results");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--quick" -> quick = true;
-        case "--out" -> out = Path.of(args[++i]);
-        default ->
-            throw new IllegalArgumentException(
-                "unknown argument '" + args[i] + "', expected --quick or --out DIR");
-      }
-    }
-    run(out, quick);
+    PartArgs p = PartArgs.parse(args);
+    run(p.out(), p.size());
   }
 
   /**
    * Runs every micro benchmark, each in one forked JVM started with this JVM's class path (so it
    * works from the launcher's {@code bench/target/classes:bench/target/lib/*}), and writes the
-   * results files into {@code resultsDir}; returns what {@code micro.json} holds.
+   * results files into {@code resultsDir}; returns what {@code micro.json} holds. A smoke run forks
+   * no JVM: each benchmark runs one short iteration in this one.
    */
-  public static Map<String, Object> run(Path resultsDir, boolean quick) throws Exception {
+  public static Map<String, Object> run(Path resultsDir, RunSize size) throws Exception {
     long started = System.nanoTime();
     // checked before timing anything: equal bytes to the product's files, lossless round trips
     Map<String, Integer> segmentBytes = MicroChecks.segmentBytes(SEGMENT_LAYOUTS);
@@ -60,14 +56,15 @@ public final class MicroBench {
     // ActorSystem): quick keeps 0.5 s of iterations each to stay near 40 s on an idle 2-core
     // machine. It is too short for the JIT to finish when the cores are oversubscribed; then
     // the figures describe the interpreter and only the full mode (8 x 1 s) is worth reading.
-    int iterationMs = quick ? 100 : 1000;
-    int warmups = quick ? 2 : 3;
-    int measurements = quick ? 3 : 5;
+    int iterationMs = size.pick(1000, 100, 10);
+    int warmups = size.pick(3, 2, 0);
+    int measurements = size.pick(5, 3, 1);
+    int forks = size.pick(1, 1, 0);
     String[] jvmArgs = {"-Xmx1g", "-Djava.awt.headless=true"};
     Options options =
         new OptionsBuilder()
             .include("^" + MicroBench.class.getPackageName().replace(".", "\\.") + "\\.")
-            .forks(1)
+            .forks(forks)
             .jvmArgs(jvmArgs)
             .warmupIterations(warmups)
             .warmupTime(TimeValue.milliseconds(iterationMs))
@@ -76,11 +73,12 @@ public final class MicroBench {
             .mode(Mode.AverageTime)
             .timeUnit(TimeUnit.NANOSECONDS)
             .shouldFailOnError(true)
-            .verbosity(quick ? VerboseMode.SILENT : VerboseMode.NORMAL)
+            .verbosity(size == RunSize.FULL ? VerboseMode.NORMAL : VerboseMode.SILENT)
             .build();
     System.out.printf(
-        "== JMH micro benchmarks (%s: %d x %d ms warm-up, %d x %d ms measured, 1 fork each) ==%n",
-        quick ? "quick" : "full", warmups, iterationMs, measurements, iterationMs);
+        "== JMH micro benchmarks (%s: %d x %d ms warm-up, %d x %d ms measured, %d fork(s) each)"
+            + " ==%n",
+        size.label(), warmups, iterationMs, measurements, iterationMs, forks);
     Collection<RunResult> runs = new Runner(options).run();
     if (runs.isEmpty()) {
       throw new IllegalStateException(
@@ -93,10 +91,10 @@ public final class MicroBench {
     results.put("benchmark", "micro");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
+    results.put("size", size.label());
     Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("quick", quick);
     settings.put("mode", "average time per operation, ns");
-    settings.put("forks", 1);
+    settings.put("forks", forks);
     settings.put("warmup", warmups + " x " + iterationMs + " ms");
     settings.put("measurement", measurements + " x " + iterationMs + " ms");
     settings.put("jvm_args", List.of(jvmArgs));

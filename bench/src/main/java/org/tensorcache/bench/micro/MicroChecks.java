@@ -63,8 +63,8 @@ final class MicroChecks {
       for (int batch : batches) {
         long[] indices = Fixtures.indices(batch, 1);
         float[][] values = Fixtures.replyValues(batch, 2);
-        LookupActor.Values reply = new LookupActor.Values(indices, values);
-        var wire = StatusReply.success(new ShardActor.Computed(indices, values));
+        LookupActor.Values reply = ReplyCodecs.reply(indices, values);
+        var wire = StatusReply.success(new ShardActor.Computed(indices, reply.values()));
         check("pekko", reply, (LookupActor.Values) pekko.roundTrip(reply));
         if (!Arrays.equals(kryo.write(reply), pekko.toBinary(reply))) {
           throw new IllegalStateException("the project's Kryo set up here writes other bytes");
@@ -100,7 +100,20 @@ final class MicroChecks {
             && Arrays.deepEquals(sent.values(), got.values());
     if (!same) {
       throw new IllegalStateException(
-          codec + " did not read back the reply of " + sent.indices().length + " indices");
+          codec
+              + " did not read back the reply of "
+              + sent.indices().length
+              + " indices: sent fields "
+              + fieldTypes(sent)
+              + ", read "
+              + fieldTypes(got));
     }
+  }
+
+  private static String fieldTypes(LookupActor.Values reply) {
+    return Arrays.stream(reply.values())
+        .map(f -> f == null ? "null" : f.getClass().getSimpleName())
+        .toList()
+        .toString();
   }
 }

@@ -47,8 +47,8 @@ public class ReplyBench {
   public void setUp() {
     long[] indices = Fixtures.indices(batch, 1);
     float[][] values = Fixtures.replyValues(batch, 2);
-    reply = new LookupActor.Values(indices, values);
-    wire = StatusReply.success(new ShardActor.Computed(indices, values));
+    reply = ReplyCodecs.reply(indices, values);
+    wire = StatusReply.success(new ShardActor.Computed(indices, reply.values()));
   }
 
   /** {@code LookupActor.Values} through the project's Kryo, set up as its Pekko serializer does. */

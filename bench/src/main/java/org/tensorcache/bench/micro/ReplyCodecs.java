@@ -9,6 +9,7 @@ import com.typesafe.config.ConfigFactory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -20,12 +21,51 @@ import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.store.serialization.KryoFactory;
 import org.tensorcache.store.serialization.KryoSettings;
 
-/** The three ways a lookup reply ({@code long[]} indices, per field a {@code float[]}) is coded. */
+/**
+ * The ways a lookup reply ({@code long[]} indices, per field a {@code float[]}) is coded. The reply
+ * holds its fields as an {@code Object[]} (one array per field, of the field's dtype); the raw and
+ * CBOR codecs here carry F32 fields only, which is what the benchmark's replies hold.
+ */
 final class ReplyCodecs {
-  /** Jackson CBOR over the reply record itself: records need no annotations. */
+  /** Jackson CBOR over {@link CborReply}: records need no annotations. */
   static final ObjectMapper CBOR = new CBORMapper();
 
+  /**
+   * What CBOR carries: the reply with its fields typed as {@code float[]}. Jackson writes the
+   * reply's {@code Object[]} of {@code float[]} as nested arrays of numbers, but reads them back as
+   * lists of {@code Double}: nothing in the bytes or the declared type names the array type.
+   */
+  record CborReply(long[] indices, float[][] values) {}
+
   private ReplyCodecs() {}
+
+  /**
+   * The fields of {@code reply} as {@code float[]}; a field of another dtype is rejected, naming
+   * it.
+   */
+  static float[][] floatFields(LookupActor.Values reply) {
+    Object[] fields = reply.values();
+    float[][] out = new float[fields.length][];
+    for (int f = 0; f < fields.length; f++) {
+      if (!(fields[f] instanceof float[] floats)) {
+        throw new IllegalArgumentException(
+            "field "
+                + f
+                + " of the reply is "
+                + (fields[f] == null ? "null" : fields[f].getClass().getSimpleName())
+                + ", expected float[] (these codecs carry F32 fields only)");
+      }
+      out[f] = floats;
+    }
+    return out;
+  }
+
+  /**
+   * A reply of {@code indices} and {@code fields}, the fields in an {@code Object[]} as a node's.
+   */
+  static LookupActor.Values reply(long[] indices, float[][] fields) {
+    return new LookupActor.Values(indices, Arrays.copyOf(fields, fields.length, Object[].class));
+  }
 
   /**
    * Raw binary: the index count, the indices, the field count, then each field's length and floats,
@@ -33,7 +73,7 @@ final class ReplyCodecs {
    */
   static byte[] rawEncode(LookupActor.Values reply) {
     long[] indices = reply.indices();
-    float[][] values = {(float[]) reply.values()[0], (float[]) reply.values()[1]};
+    float[][] values = floatFields(reply);
     int size = 4 + 8 * indices.length + 4;
     for (float[] field : values) {
       size += 4 + 4 * field.length;
@@ -66,7 +106,7 @@ final class ReplyCodecs {
     if (in.hasRemaining()) {
       throw new IllegalArgumentException(in.remaining() + " bytes left after a reply");
     }
-    return new LookupActor.Values(indices, values);
+    return reply(indices, values);
   }
 
   private static int checkedLength(ByteBuffer in, int elementBytes) {
@@ -78,11 +118,13 @@ final class ReplyCodecs {
   }
 
   static byte[] cborEncode(LookupActor.Values reply) throws IOException {
-    return CBOR.writeValueAsBytes(reply);
+    return CBOR.writeValueAsBytes(new CborReply(reply.indices(), floatFields(reply)));
   }
 
+  /** Reads what {@link #cborEncode} wrote. */
   static LookupActor.Values cborDecode(byte[] bytes) throws IOException {
-    return CBOR.readValue(bytes, LookupActor.Values.class);
+    CborReply r = CBOR.readValue(bytes, CborReply.class);
+    return reply(r.indices(), r.values());
   }
 
   /**

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.bench.fixture.RunSize;
 
 /**
  * A client JVM ({@link RemoteClient}, or another benchmark's client): started once, then asked to
@@ -26,14 +27,15 @@ public final class ClientProcess implements AutoCloseable {
   public static final String RESULT = "RESULT ";
 
   /**
-   * A client's arguments: {@code --name value} pairs and the flag {@code --quick} (as {@code
-   * quick=true}); anything else is an error naming it.
+   * A client's arguments: {@code --name value} pairs and the flag {@code --quick} or {@code
+   * --smoke} (as {@code size=quick} or {@code size=smoke}; {@link #size} reads it); anything else
+   * is an error naming it.
    */
   public static Map<String, String> options(String[] args) {
     Map<String, String> a = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--quick")) {
-        a.put("quick", "true");
+      if (args[i].equals("--quick") || args[i].equals("--smoke")) {
+        a.put("size", args[i].substring(2));
       } else if (args[i].startsWith("--") && i + 1 < args.length) {
         a.put(args[i].substring(2), args[++i]);
       } else {
@@ -41,6 +43,12 @@ public final class ClientProcess implements AutoCloseable {
       }
     }
     return a;
+  }
+
+  /** The size of run the client was started for, from its {@link #options}. */
+  public static RunSize size(Map<String, String> options) {
+    String size = options.getOrDefault("size", "full");
+    return RunSize.valueOf(size.toUpperCase(java.util.Locale.ROOT));
   }
 
   private final Process process;
@@ -77,20 +85,21 @@ public final class ClientProcess implements AutoCloseable {
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 
-  /** The {@link RemoteClient} of the remote benchmark, measuring against {@code redis} as well. */
-  static ClientProcess remote(String cacheId, RedisServer redis, Path work, boolean quick)
+  /**
+   * The {@link RemoteClient} of the remote benchmark over a cache of {@code n} examples, measuring
+   * against {@code redis} as well.
+   */
+  static ClientProcess remote(String cacheId, int n, RedisServer redis, Path work, RunSize size)
       throws Exception {
     List<String> args = new ArrayList<>();
-    args.addAll(List.of("--cache", cacheId, "--n", Integer.toString(RemoteBench.N)));
+    args.addAll(List.of("--cache", cacheId, "--n", Integer.toString(n)));
     args.addAll(List.of("--redis", Integer.toString(redis.port())));
     args.addAll(List.of("--redis-pid", Long.toString(redis.pid())));
     args.addAll(List.of("--server-pid", Long.toString(ProcessHandle.current().pid())));
     args.addAll(List.of("--work", work.toString()));
-    if (quick) {
-      args.add("--quick");
-    }
+    size.flag().ifPresent(args::add);
     return new ClientProcess(
-        RemoteClient.class.getName(), args, Duration.ofSeconds(quick ? 120 : 900));
+        RemoteClient.class.getName(), args, Duration.ofSeconds(size.pick(900, 120, 60)));
   }
 
   /**

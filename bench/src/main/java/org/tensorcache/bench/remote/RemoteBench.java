@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.model.data.ExampleSet;
@@ -23,8 +24,11 @@ import org.tensorcache.store.spec.Fingerprint;
  * noisy.
  */
 public final class RemoteBench {
-  /** The examples of the benchmark's cache. */
+  /** The examples of the benchmark's cache (a smoke run's: {@link #SMOKE_N}). */
   public static final int N = 20_000;
+
+  /** The examples of a smoke run's cache. */
+  public static final int SMOKE_N = 2_048;
 
   /** The seed of the synthetic values the server holds and the client checks. */
   public static final long SEED = 42;
@@ -41,17 +45,20 @@ public final class RemoteBench {
   private RemoteBench() {}
 
   /**
-   * Usage: {@code RemoteBench [--quick] [--only endpoint|artery|aeron] [--out DIR] [--work DIR]};
-   * {@code -Dpekko.*} and {@code -Daeron.*} settings apply to the server node and the client.
+   * Usage: {@code RemoteBench [--quick | --smoke] [--only endpoint|artery|aeron] [--out DIR]
+   * [--work DIR]}; {@code -Dpekko.*} and {@code -Daeron.*} settings apply to the server node and
+   * the client.
    */
   public static void main(String[] args) throws Exception {
     boolean quick = false;
+    boolean smoke = false;
     List<String> transports = TRANSPORTS;
     Path out = Path.of("bench/results");
     Path work = Path.of("bench/work");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> quick = true;
+        case "--smoke" -> smoke = true;
         case "--out" -> out = Path.of(args[++i]);
         case "--work" -> work = Path.of(args[++i]);
         case "--only" -> transports = List.of(args[++i]);
@@ -59,32 +66,33 @@ public final class RemoteBench {
             throw new IllegalArgumentException(
                 "unknown argument '"
                     + args[i]
-                    + "', expected --quick, --only endpoint|artery|aeron, --out DIR or --work DIR");
+                    + "', expected --quick, --smoke, --only endpoint|artery|aeron, --out DIR or"
+                    + " --work DIR");
       }
     }
     if (!TRANSPORTS.containsAll(transports)) {
       throw new IllegalArgumentException(
           "--only " + transports + ", expected one of " + TRANSPORTS);
     }
-    run(work, out, quick, transports);
+    run(work, out, RunSize.of(quick, smoke), transports);
     System.exit(0); // an aeron-udp node may leave non-daemon threads behind
   }
 
   /** Runs the benchmark; returns what it writes to {@code resultsDir/remote.json}. */
-  public static Map<String, Object> run(Path work, Path resultsDir, boolean quick)
-      throws Exception {
-    return run(work, resultsDir, quick, TRANSPORTS);
+  public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
+    return run(work, resultsDir, size, TRANSPORTS);
   }
 
   /** Runs the benchmark over {@code transports} (endpoint, artery, aeron) only. */
   public static Map<String, Object> run(
-      Path work, Path resultsDir, boolean quick, List<String> transports) throws Exception {
+      Path work, Path resultsDir, RunSize size, List<String> transports) throws Exception {
     AERON_PROPERTIES.forEach(System::setProperty);
     long t0 = System.nanoTime();
+    int n = size.pick(N, N, SMOKE_N);
     Path dir = work.resolve("remote").toAbsolutePath();
-    SyntheticPreferences.write(Files.createDirectories(dir).resolve("data.jsonl"), 42, N);
+    SyntheticPreferences.write(Files.createDirectories(dir).resolve("data.jsonl"), 42, n);
     ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
-    CacheSpec spec = new CacheSpec("bench-remote", N, SyntheticRunner.FIELDS, 1024);
+    CacheSpec spec = new CacheSpec("bench-remote", n, SyntheticRunner.FIELDS, 1024);
     Fingerprint fp;
     try (SyntheticRunner runner = new SyntheticRunner(SEED)) {
       fp = CacheDefinition.fingerprint(runner, data, spec);
@@ -96,7 +104,7 @@ public final class RemoteBench {
             RedisServer.start(dir.resolve("redis-" + ProcessHandle.current().pid()));
         // starts while the first server fills; it touches Redis only once asked to measure
         ClientProcess client =
-            ClientProcess.remote(fp.cacheId(), redis, dir.resolve("client"), quick)) {
+            ClientProcess.remote(fp.cacheId(), n, redis, dir.resolve("client"), size)) {
       for (String transport : transports) {
         Path phase = org.tensorcache.bench.fixture.Files2.fresh(dir.resolve(transport));
         CacheDefinition definition =
@@ -129,8 +137,8 @@ public final class RemoteBench {
     results.put("benchmark", "remote");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
-    results.put("examples", N);
-    results.put("quick", quick);
+    results.put("examples", n);
+    results.put("size", size.label());
     results.put("rows", rows);
     results.put("targets_at_256", RemoteReport.targets(rows));
     RemoteReport.print(rows);

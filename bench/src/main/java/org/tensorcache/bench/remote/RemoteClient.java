@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.launch.NodeLauncher;
 import redis.clients.jedis.Jedis;
@@ -37,9 +38,9 @@ public final class RemoteClient {
 
   /**
    * Usage: {@code RemoteClient --cache ID --n N --redis PORT --redis-pid PID --server-pid PID
-   * --work DIR [--quick]}, then one line {@code run artery|aeron LOOKUP-PATH} or {@code run
-   * endpoint HOST:PORT} per server on standard input; each prints a {@code RESULT} line. The JVM
-   * stays up between servers, so the second one is measured warm as well.
+   * --work DIR [--quick | --smoke]}, then one line {@code run artery|aeron LOOKUP-PATH} or {@code
+   * run endpoint HOST:PORT} per server on standard input; each prints a {@code RESULT} line. The
+   * JVM stays up between servers, so the second one is measured warm as well.
    */
   public static void main(String[] args) {
     try {
@@ -67,7 +68,7 @@ public final class RemoteClient {
     Map<String, LongSupplier> redisCpu = new LinkedHashMap<>();
     redisCpu.put("client", CpuMeter.self());
     redisCpu.put("server", CpuMeter.process(Long.parseLong(a.get("redis-pid"))));
-    boolean quick = a.containsKey("quick");
+    RunSize size = ClientProcess.size(a);
 
     var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
     for (String line; (line = in.readLine()) != null && line.startsWith("run "); ) {
@@ -88,12 +89,12 @@ public final class RemoteClient {
         // JIT and connections warm before the first figure, every batch size (C2 takes a while on
         // a small busy machine), ending with the size measured first
         for (int i = BATCHES.length - 1; i >= 0; i--) {
-          Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, quick ? 0.05 : 1);
-          Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, quick ? 0.3 : 4);
+          Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, size.pick(1, 0.05, 0.01));
+          Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, size.pick(4, 0.3, 0.01));
         }
 
-        double warmup = quick ? 0.05 : 2;
-        double measure = quick ? 0.3 : 5;
+        double warmup = size.pick(2, 0.05, 0);
+        double measure = size.pick(5, 0.3, 0.05);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int batch : BATCHES) {
           for (int threads : new int[] {1, 4}) {

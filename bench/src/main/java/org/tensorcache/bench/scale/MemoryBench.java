@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.bench.fixture.RunSize;
 
 /**
  * Bytes per cached float, measured: one node fills a cache of N = 10 million examples x 2 float
@@ -15,25 +16,33 @@ import java.util.concurrent.TimeUnit;
  * memory tracking on and a fixed heap (so the collector's own tables do not grow with the cache)
  * and the product's settings. The quick run (N = 1 million) measures in this JVM, before anything
  * else ran in it, with a 1 s idle timeout for shard entities so that their passivation does not
- * take minutes; it reads native memory tracking only when this JVM was started with it.
+ * take minutes; it reads native memory tracking only when this JVM was started with it. The smoke
+ * run does the same with two ranges and a warm-up cache of two.
  */
 final class MemoryBench {
-  /** Shard entities passivate after this idle time in the quick run (the product: 2 minutes). */
+  /**
+   * Shard entities passivate after this idle time in the quick and smoke runs (the product: 2
+   * minutes).
+   */
   private static final String QUICK_IDLE_TIMEOUT = "1s";
 
   private MemoryBench() {}
 
-  static Map<String, Object> run(Path work, boolean quick) throws Exception {
+  static Map<String, Object> run(Path work, RunSize size) throws Exception {
     Path dir = work.toAbsolutePath().resolve("memory");
-    if (quick) {
+    if (size != RunSize.FULL) {
+      boolean smoke = size == RunSize.SMOKE;
+      int n = smoke ? 2 * ScaleNodes.RANGE_SIZE : 1_000_000;
+      int warmUp = smoke ? 2 * ScaleNodes.RANGE_SIZE : MemoryMeasure.MIN_WARM_UP_N;
       Map<String, Object> r =
           MemoryMeasure.measure(
               dir,
-              1_000_000,
+              n,
+              warmUp,
               Map.of(
                   "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout",
                   QUICK_IDLE_TIMEOUT));
-      r.put("jvm", "this one (quick run): heap not fixed");
+      r.put("jvm", "this one (" + size.label() + " run): heap not fixed");
       return r;
     }
     String heap = "3g";
@@ -71,7 +80,8 @@ final class MemoryBench {
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args[0]);
     Map<String, Object> r =
-        MemoryMeasure.measure(Path.of(args[1]), Integer.parseInt(args[2]), Map.of());
+        MemoryMeasure.measure(
+            Path.of(args[1]), Integer.parseInt(args[2]), MemoryMeasure.MIN_WARM_UP_N, Map.of());
     Files.createDirectories(out.toAbsolutePath().getParent());
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), r);
   }

@@ -29,8 +29,8 @@ import org.tensorcache.actors.shard.ShardActor;
 final class MemoryMeasure {
   private static final String SHARD_CLASS = "org.tensorcache.actors.shard.ShardActor";
 
-  /** The smallest warm-up cache: 32 ranges of the measured cache's size. */
-  private static final int MIN_WARM_UP_N = 32 * ScaleNodes.RANGE_SIZE;
+  /** The smallest warm-up cache of a measurement: 32 ranges of the measured cache's size. */
+  static final int MIN_WARM_UP_N = 32 * ScaleNodes.RANGE_SIZE;
 
   /** NMT categories of running code rather than holding data: compiled code, classes, JIT. */
   private static final java.util.Set<String> RUNTIME_CATEGORIES =
@@ -41,9 +41,10 @@ final class MemoryMeasure {
 
   /**
    * Fills a cache of {@code n} examples on a node of this JVM started with {@code overrides} and
-   * returns the figures; {@code dir} is emptied first.
+   * returns the figures; a warm-up cache of at least {@code minWarmUpN} examples is filled first.
+   * {@code dir} is emptied first.
    */
-  static Map<String, Object> measure(Path dir, int n, Map<String, Object> overrides)
+  static Map<String, Object> measure(Path dir, int n, int minWarmUpN, Map<String, Object> overrides)
       throws Exception {
     org.tensorcache.bench.fixture.Files2.fresh(dir);
     Map<String, Object> r = new LinkedHashMap<>();
@@ -52,8 +53,7 @@ final class MemoryMeasure {
     long jvmOnly = MemoryProbe.settle();
     // a quarter of N: long enough for the JIT to compile the fill's paths fully (a short warm-up
     // leaves megabytes of compiled code to be added during the measured fill)
-    CacheDefinition warm =
-        ScaleNodes.definition(dir, "scale-warmup", Math.max(MIN_WARM_UP_N, n / 4));
+    CacheDefinition warm = ScaleNodes.definition(dir, "scale-warmup", Math.max(minWarmUpN, n / 4));
     CacheDefinition cache = ScaleNodes.definition(dir, "scale-memory", n);
     // ExampleSet copies the lazy list (List.copyOf), so this is N small example objects
     r.put("dataset_heap_bytes", MemoryProbe.settle() - jvmOnly);

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.fixture.PartArgs;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Results;
 
@@ -21,29 +22,28 @@ import org.tensorcache.bench.report.Results;
  * <p>Run from the launcher class path with a 4 GiB heap (the 10 million case holds the data set,
  * the replica, the shards' copies and the reference arrays); the full memory measurement starts its
  * own JVM: {@code java -Xmx4g -Djava.awt.headless=true -cp "bench/target/classes:
- * bench/target/lib/*" org.tensorcache.bench.scale.ScaleBench [--quick]}.
+ * bench/target/lib/*" org.tensorcache.bench.scale.ScaleBench [--quick | --smoke]}.
  */
 public final class ScaleBench {
   private ScaleBench() {}
 
-  /** Usage: {@code ScaleBench [--quick] [--out DIR] [--work DIR]}. */
+  /** Usage: {@code ScaleBench [--quick | --smoke] [--out DIR] [--work DIR]}. */
   public static void main(String[] args) throws Exception {
     PartArgs p = PartArgs.parse(args);
-    run(p.work(), p.out(), p.quick());
+    run(p.work(), p.out(), p.size());
     // the stopped nodes leave no work behind, but a non-daemon pool thread would hold the JVM
     System.exit(0);
   }
 
   /** Runs every part, prints the tables and writes {@code resultsDir/scale.json} and charts. */
-  public static Map<String, Object> run(Path work, Path resultsDir, boolean quick)
-      throws Exception {
+  public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
     long t0 = System.nanoTime();
     Files.createDirectories(work);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "scale");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
-    results.put("quick", quick);
+    results.put("size", size.label());
     results.put("range_size", ScaleNodes.RANGE_SIZE);
     results.put("micro_batch", ScaleNodes.MICRO_BATCH);
     Map<String, Object> targets = new LinkedHashMap<>();
@@ -51,13 +51,15 @@ public final class ScaleBench {
     targets.put("lookup_p50_ratio", ScaleTable.LOOKUP_RATIO_TARGET);
     results.put("targets", targets);
 
-    System.out.println("== memory per cached float (child JVM, native memory tracking) ==");
+    System.out.printf(
+        "== memory per cached float (%s) ==%n",
+        size == RunSize.FULL ? "child JVM, native memory tracking" : "this JVM");
     long tm = System.nanoTime();
-    results.put("memory", MemoryBench.run(work, quick));
+    results.put("memory", MemoryBench.run(work, size));
     results.put("memory_s", ScaleLookup.round2((System.nanoTime() - tm) / 1e9));
     System.out.println("== fill and lookups as N and the nodes grow ==");
     long ts = System.nanoTime();
-    results.put("scaling", ScalingBench.run(work, quick));
+    results.put("scaling", ScalingBench.run(work, size));
     results.put("scaling_s", ScaleLookup.round2((System.nanoTime() - ts) / 1e9));
     results.put("total_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
 

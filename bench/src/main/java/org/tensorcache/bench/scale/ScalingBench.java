@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.RunnerOutput;
@@ -18,33 +19,38 @@ import org.tensorcache.model.runner.RunnerOutput;
  * runner alone and a plain {@code float[]} gather as the references in the same run.
  */
 final class ScalingBench {
-  private static final int SCALING_NODES_N = 1_000_000;
-
   private ScalingBench() {}
 
-  static List<Map<String, Object>> run(Path work, boolean quick) throws Exception {
-    int[] sizes = quick ? new int[] {10_000, 1_000_000} : new int[] {10_000, 1_000_000, 10_000_000};
-    int[] nodeCounts = quick ? new int[] {2} : new int[] {2, 3};
+  static List<Map<String, Object>> run(Path work, RunSize size) throws Exception {
+    int[] sizes =
+        size.pick(
+            new int[] {10_000, 1_000_000, 10_000_000},
+            new int[] {10_000, 1_000_000},
+            new int[] {10_000});
+    int[] nodeCounts = size.pick(new int[] {2, 3}, new int[] {2}, new int[] {2});
+    // N of the cases with several nodes
+    int nodesN = size.pick(1_000_000, 1_000_000, 20_000);
+    int rounds = size.pick(20_000, 12_000, 100);
     // the runner alone, once: what a fill would reach if the cache cost nothing
-    double runner = runnerAlone(LazyPreferences.dataset("runner-alone", 1_000_000));
+    double runner = runnerAlone(LazyPreferences.dataset("runner-alone", nodesN));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (int n : sizes) {
-      rows.add(one(work, n, 1, quick, runner));
+      rows.add(one(work, n, 1, rounds, runner));
     }
     for (int nodes : nodeCounts) {
-      rows.add(one(work, SCALING_NODES_N, nodes, quick, runner));
+      rows.add(one(work, nodesN, nodes, rounds, runner));
     }
     return rows;
   }
 
   /** One cluster of {@code nodes} nodes, one cache of {@code n} examples: fill, then lookups. */
   private static Map<String, Object> one(
-      Path work, int n, int nodes, boolean quick, double runnerAlone) throws Exception {
+      Path work, int n, int nodes, int rounds, double runnerAlone) throws Exception {
     String name = "scale-n" + n + "-k" + nodes;
     Path dir = org.tensorcache.bench.fixture.Files2.fresh(work.resolve(name));
     CacheDefinition def = ScaleNodes.definition(dir, name, n);
     Map<String, Object> row = new LinkedHashMap<>();
-    row.put("case", nodes == 1 ? "N=" + ScaleTable.count(n) : nodes + " nodes, N=1M");
+    row.put("case", (nodes == 1 ? "" : nodes + " nodes, ") + "N=" + ScaleTable.count(n));
     row.put("examples", n);
     row.put("nodes", nodes);
     row.put("ranges", def.spec().rangeCount());
@@ -62,7 +68,7 @@ final class ScalingBench {
       row.put("replica_wait_s", ScaleLookup.round2((System.nanoTime() - t1) / 1e9));
       TensorCacheClient client = TensorCacheClient.create(cluster.system(0));
       // enough calls for the JIT to compile the whole lookup path, not only its loops
-      row.put("lookup", ScaleLookup.run(client, def.cacheId(), n, quick ? 12_000 : 20_000));
+      row.put("lookup", ScaleLookup.run(client, def.cacheId(), n, rounds));
     }
     row.put("total_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
     System.out.println("  " + ScaleTable.scalingLine(row));

@@ -18,6 +18,7 @@ import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupSecurity;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.remote.ClientProcess;
 import org.tensorcache.bench.remote.CpuMeter;
@@ -43,8 +44,9 @@ public final class SecureClient {
 
   /**
    * Usage: {@code SecureClient --cache ID --n N --server-pid PID --client-dir DIR --node-dir NODE
-   * --token-file FILE [--quick]}; {@code DIR} holds the certs command's {@code client.crt}, {@code
-   * client.key} and {@code ca.crt}, {@code NODE} the node's files, for the TLS echo server.
+   * --token-file FILE [--quick | --smoke]}; {@code DIR} holds the certs command's {@code
+   * client.crt}, {@code client.key} and {@code ca.crt}, {@code NODE} the node's files, for the TLS
+   * echo server.
    */
   public static void main(String[] args) {
     try {
@@ -60,7 +62,7 @@ public final class SecureClient {
     Map<String, String> a = ClientProcess.options(args);
     String cacheId = a.get("cache");
     int n = Integer.parseInt(a.get("n"));
-    boolean quick = a.containsKey("quick");
+    RunSize size = ClientProcess.size(a);
     Path certs = Path.of(a.get("client-dir"));
     LookupSecurity security =
         LookupSecurity.builder()
@@ -99,7 +101,7 @@ public final class SecureClient {
         Map<String, Load.Targets> echoes = new LinkedHashMap<>();
         echoes.put("echo-plain", () -> plainEcho.client(LookupSecurity.none(), FIELDS));
         echoes.put("echo-tls", () -> tlsEcho.client(security, FIELDS));
-        answer = measure(ports, echoes, cacheId, reference, cpu, quick);
+        answer = measure(ports, echoes, cacheId, reference, cpu, size);
       }
       System.out.println(ClientProcess.RESULT + new ObjectMapper().writeValueAsString(answer));
     }
@@ -118,35 +120,45 @@ public final class SecureClient {
       String cacheId,
       float[][] reference,
       Map<String, LongSupplier> cpu,
-      boolean quick)
+      RunSize size)
       throws Exception {
     int n = reference[0].length;
-    int rounds = quick ? 1 : 3;
-    int[] threadCounts = quick ? new int[] {1} : new int[] {1, 2};
-    double warmup = quick ? 0.3 : 2;
-    double measure = quick ? 0.5 : 2;
+    int rounds = size.pick(3, 1, 1);
+    int[] threadCounts = size.pick(new int[] {1, 2}, new int[] {1}, new int[] {1});
+    double warmup = size.pick(2, 0.3, 0);
+    double measure = size.pick(2, 0.5, 0.05);
+    double jitWarmUp = size.pick(0.3, 0.3, 0.01);
+    double floorWarmUp = size.pick(1, 1, 0);
+    double floorMeasure = size.pick(2, 2, 0.05);
     Load.Targets gather = () -> new LookupTargets.Gather(reference);
 
     // the JIT (TLS's AES-GCM included) before any figure, every batch size, the largest first
     for (int i = BATCHES.length - 1; i >= 0; i--) {
       for (Ports p : ports.values()) {
         Load.run(
-            () -> new LookupTargets.Port(p.connect(), cacheId), Map.of(), n, BATCHES[i], 1, 0, 0.3);
+            () -> new LookupTargets.Port(p.connect(), cacheId),
+            Map.of(),
+            n,
+            BATCHES[i],
+            1,
+            0,
+            jitWarmUp);
       }
-      Load.run(gather, Map.of(), n, BATCHES[i], 1, 0, 0.3);
+      Load.run(gather, Map.of(), n, BATCHES[i], 1, 0, jitWarmUp);
       for (Load.Targets echo : echoes.values()) {
-        Load.run(echo, Map.of(), n, BATCHES[i], 1, 0, 0.3);
+        Load.run(echo, Map.of(), n, BATCHES[i], 1, 0, jitWarmUp);
       }
     }
-    Map<String, Object> connects = connects(ports, cacheId, quick ? 3 : 20);
-    Map<String, Object> cipher = CipherFloor.measure(BATCHES, quick ? 0.5 : 1);
+    Map<String, Object> connects = connects(ports, cacheId, size.pick(20, 3, 1));
+    Map<String, Object> cipher = CipherFloor.measure(BATCHES, size.pick(1, 0.5, 0.05));
 
     List<Map<String, Object>> rows = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
       for (int batch : BATCHES) {
         for (int threads : threadCounts) {
           if (round == 1) { // the floor: the same batches from arrays in this process, once
-            rows.add(row("gather", round, Load.run(gather, Map.of(), n, batch, threads, 1, 2)));
+            var floor = Load.run(gather, Map.of(), n, batch, threads, floorWarmUp, floorMeasure);
+            rows.add(row("gather", round, floor));
           }
           // plain and TLS take turns, so that both see the same moments of a noisy machine
           for (var p : ports.entrySet()) {

@@ -13,6 +13,7 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.scale.ScaleNodes;
 import org.tensorcache.launch.tls.ClusterCertificates;
@@ -36,11 +37,11 @@ final class SecureFill {
    * Fills in turns, after a warm-up fill over each: plain, TLS, plain, TLS, ...; returns the runs
    * and the sizes.
    */
-  static Map<String, Object> run(Path dir, Path certs, boolean quick) throws Exception {
+  static Map<String, Object> run(Path dir, Path certs, RunSize size) throws Exception {
     // fills of 12-18 s on the 2-core development machine; 24 million took 20-53 s, and the part
     // up to ten minutes on a busy moment
-    int n = quick ? 300_000 : 16_000_000;
-    int rounds = quick ? 1 : 3;
+    int n = size.pick(16_000_000, 300_000, 2 * ScaleNodes.RANGE_SIZE);
+    int rounds = size.pick(3, 1, 1);
     // several clusters in one JVM, one after the other
     Map<String, Object> plain = Map.of("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
     Map<String, Object> tls = new LinkedHashMap<>(plain);
@@ -49,10 +50,12 @@ final class SecureFill {
         ClusterCertificates.nodeDir(certs, SecurityBench.HOST).toString());
     // the first fills in this JVM run before the JIT has compiled the fill's paths (with an eighth
     // of N first, the fills still sped up by half from the first round to the third): a fill of
-    // half the size over each transport first, not counted
-    int warmUp = quick ? n / 8 : n / 2;
-    one(dir, "plain", 0, warmUp, plain, List.of("local"));
-    one(dir, "tls", 0, warmUp, tls, List.of("tls", "local"));
+    // half the size over each transport first, not counted (none in a smoke run)
+    int warmUp = size.pick(n / 2, n / 8, 0);
+    if (warmUp > 0) {
+      one(dir, "plain", 0, warmUp, plain, List.of("local"));
+      one(dir, "tls", 0, warmUp, tls, List.of("tls", "local"));
+    }
     List<Map<String, Object>> runs = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
       runs.add(one(dir, "plain", round, n, plain, List.of("local")));

@@ -13,6 +13,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupEndpoint;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.remote.ClientProcess;
 import org.tensorcache.bench.remote.RemoteBench;
@@ -25,22 +26,21 @@ import org.tensorcache.store.spec.Fingerprint;
 
 /**
  * The lookup part: one node with the remote benchmark's synthetic cache (N = 20,000 examples, two
- * float fields), its lookup port configured with TLS 1.3, client certificates and a token, as a
- * user would configure it, and a second, plain TCP port on the same node serving the same replica;
- * a client JVM ({@link SecureClient}) measures both in turn.
+ * float fields; a smoke run's is smaller), its lookup port configured with TLS 1.3, client
+ * certificates and a token, as a user would configure it, and a second, plain TCP port on the same
+ * node serving the same replica; a client JVM ({@link SecureClient}) measures both in turn.
  */
 final class SecureLookups {
-  private static final int N = RemoteBench.N;
-
   private SecureLookups() {}
 
   /** Starts the node and the client, measures; returns the client's rows and connection costs. */
   @SuppressWarnings("unchecked")
-  static Map<String, Object> run(Path dir, Path certs, Path token, boolean quick) throws Exception {
+  static Map<String, Object> run(Path dir, Path certs, Path token, RunSize size) throws Exception {
+    int n = size.pick(RemoteBench.N, RemoteBench.N, RemoteBench.SMOKE_N);
     Path jsonl = Files.createDirectories(dir).resolve("data.jsonl");
-    SyntheticPreferences.write(jsonl, 42, N);
+    SyntheticPreferences.write(jsonl, 42, n);
     ExampleSet data = ExampleSet.load(jsonl);
-    CacheSpec spec = new CacheSpec("bench-security", N, SyntheticRunner.FIELDS, 1024);
+    CacheSpec spec = new CacheSpec("bench-security", n, SyntheticRunner.FIELDS, 1024);
     Fingerprint fp;
     try (SyntheticRunner runner = new SyntheticRunner(RemoteBench.SEED)) {
       fp = CacheDefinition.fingerprint(runner, data, spec);
@@ -68,14 +68,12 @@ final class SecureLookups {
     settings.put("tensorcache.lookup.endpoint.token-file", token.toString());
 
     List<String> args = new ArrayList<>();
-    args.addAll(List.of("--cache", fp.cacheId(), "--n", Integer.toString(N)));
+    args.addAll(List.of("--cache", fp.cacheId(), "--n", Integer.toString(n)));
     args.addAll(List.of("--server-pid", Long.toString(ProcessHandle.current().pid())));
     Path client = ClusterCertificates.clientDir(certs, SecurityBench.CLIENT);
     args.addAll(List.of("--client-dir", client.toString(), "--token-file", token.toString()));
     args.addAll(List.of("--node-dir", node.toString()));
-    if (quick) {
-      args.add("--quick");
-    }
+    size.flag().ifPresent(args::add);
     long started = System.nanoTime();
     try (ServerNode server =
             ServerNode.start(List.of("local"), settings, definition, dir.resolve("node"));
@@ -83,13 +81,13 @@ final class SecureLookups {
         // starts once the node is filled, so that it does not slow the fill down
         ClientProcess process =
             new ClientProcess(
-                SecureClient.class.getName(), args, Duration.ofSeconds(quick ? 120 : 900))) {
+                SecureClient.class.getName(), args, Duration.ofSeconds(size.pick(900, 120, 60)))) {
       String plainAt = hostPort(plain.address());
       System.out.printf(
           "node filled and ready in %.1f s: lookup port (TLS 1.3 + token) %s, plain port %s%n",
           (System.nanoTime() - started) / 1e9, server.endpoint(), plainAt);
       Map<String, Object> out = new LinkedHashMap<>();
-      out.put("examples", N);
+      out.put("examples", n);
       out.put("tls", "TLS 1.3, client certificate (RSA 2048), bearer token");
       out.putAll(process.ask("run " + plainAt + " " + server.endpoint(), Map.class));
       return out;

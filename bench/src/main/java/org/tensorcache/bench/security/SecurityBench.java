@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.PartArgs;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.launch.tls.ClusterCertificates;
 
@@ -33,16 +34,15 @@ public final class SecurityBench {
 
   private SecurityBench() {}
 
-  /** Usage: {@code SecurityBench [--quick] [--out DIR] [--work DIR]}. */
+  /** Usage: {@code SecurityBench [--quick | --smoke] [--out DIR] [--work DIR]}. */
   public static void main(String[] args) throws Exception {
     PartArgs p = PartArgs.parse(args);
-    run(p.work(), p.out(), p.quick());
+    run(p.work(), p.out(), p.size());
     System.exit(0); // a stopped node may leave a non-daemon pool thread behind
   }
 
   /** Runs both parts; returns what it writes to {@code resultsDir/security.json}. */
-  public static Map<String, Object> run(Path work, Path resultsDir, boolean quick)
-      throws Exception {
+  public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
     long t0 = System.nanoTime();
     Path dir = Files2.fresh(work.resolve("security").toAbsolutePath());
     Path certs = certificates(dir.resolve("certs"));
@@ -55,17 +55,17 @@ public final class SecurityBench {
     results.put("benchmark", "security");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
-    results.put("quick", quick);
+    results.put("size", size.label());
     // the machine may be shared: its load, before and after, says how much else ran
     double loadBefore = loadAverage();
 
     System.out.println("-- lookups through the lookup port: plain TCP and TLS 1.3 + token --");
     long tl = System.nanoTime();
-    Map<String, Object> lookups = SecureLookups.run(dir.resolve("lookups"), certs, token, quick);
+    Map<String, Object> lookups = SecureLookups.run(dir.resolve("lookups"), certs, token, size);
     lookups.put("seconds", round1((System.nanoTime() - tl) / 1e9));
     System.out.println("-- cluster fill: Artery TCP and Artery TLS --");
     long tf = System.nanoTime();
-    Map<String, Object> fill = SecureFill.run(dir.resolve("fill"), certs, quick);
+    Map<String, Object> fill = SecureFill.run(dir.resolve("fill"), certs, size);
     fill.put("seconds", round1((System.nanoTime() - tf) / 1e9));
 
     results.put("load_average_1m", List.of(round1(loadBefore), round1(loadAverage())));

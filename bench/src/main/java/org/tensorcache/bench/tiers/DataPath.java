@@ -42,7 +42,7 @@ public final class DataPath {
     step(local, client, sampler, cache, reference, id, step++);
     TierStats.Snapshot afterFirst = hot.stats(cacheId).snapshot();
     for (long end = System.nanoTime() + warmUpNanos;
-        System.nanoTime() < end || step < TrainerLoop.MIN_WARM_UP_STEPS; ) {
+        System.nanoTime() < end || step < TrainerLoop.minWarmUpSteps(warmUpNanos); ) {
       LockSupport.parkNanos(trainNanos);
       step(local, client, sampler, cache, reference, id, step++);
     }

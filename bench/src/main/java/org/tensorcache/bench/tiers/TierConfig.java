@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.FeatureRunner;
+import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.spec.DType;
@@ -25,7 +26,8 @@ import org.tensorcache.store.spec.CacheSpec;
  * @param randomRounds timed random lookups
  * @param trainNanos the sleep a trainer spends on each step's training
  * @param warmUpNanos the least warm-up of each timed path, for the JIT
- * @param quick whether these are the smaller sizes of a smoke run
+ * @param fillsPerNode timed fills per measured node, of caches of the same size
+ * @param size the size of run these are the sizes of
  */
 public record TierConfig(
     int n,
@@ -39,42 +41,60 @@ public record TierConfig(
     int randomRounds,
     long trainNanos,
     long warmUpNanos,
-    boolean quick) {
+    int fillsPerNode,
+    RunSize size) {
   /** Seed of the runner's values. */
   public static final long SEED = 5;
 
-  /** Timed fills per measured node, of caches of the same size. */
-  public static final int FILLS_PER_NODE = 3;
+  /**
+   * The full sizes (80 MiB cache, 8 MiB budget), the quick ones (20 MiB, 2 MiB), or a smoke run's
+   * (5 MiB, 1 MiB; a few steps, no warm-up, one fill per node).
+   */
+  public static TierConfig of(RunSize size) {
+    return switch (size) {
+      case FULL ->
+          new TierConfig(
+              40_960,
+              1024,
+              128,
+              8L << 20,
+              1L << 30,
+              8,
+              256,
+              2_000,
+              5_000,
+              2_000_000L,
+              2_000_000_000L,
+              3,
+              size);
+      case QUICK ->
+          new TierConfig(
+              10_240,
+              1024,
+              128,
+              2L << 20,
+              1L << 30,
+              8,
+              256,
+              300,
+              1_000,
+              2_000_000L,
+              1_000_000_000L,
+              3,
+              size);
+      case SMOKE ->
+          new TierConfig(
+              2_560, 1024, 128, 1L << 20, 1L << 30, 2, 128, 10, 20, 1_000_000L, 0L, 1, size);
+    };
+  }
 
-  /** The full sizes (80 MiB cache, 8 MiB budget), or those of a smoke run (20 MiB, 2 MiB). */
-  public static TierConfig of(boolean quick) {
-    return quick
-        ? new TierConfig(
-            10_240,
-            1024,
-            128,
-            2L << 20,
-            1L << 30,
-            8,
-            256,
-            300,
-            1_000,
-            2_000_000L,
-            1_000_000_000L,
-            true)
-        : new TierConfig(
-            40_960,
-            1024,
-            128,
-            8L << 20,
-            1L << 30,
-            8,
-            256,
-            2_000,
-            5_000,
-            2_000_000L,
-            2_000_000_000L,
-            false);
+  /**
+   * Whether the run warms the JIT up before it times anything: a node of its own before the
+   * measured ones, and at least {@link TrainerLoop#MIN_WARM_UP_STEPS} steps before each trainer
+   * loop. A smoke run (no warm-up time) does neither.
+   */
+  public boolean warmsUp() {
+    return warmUpNanos > 0;
   }
 
   /** The bytes of every value of the cache. */
@@ -93,7 +113,7 @@ public record TierConfig(
    */
   public java.util.List<CacheDefinition> definitions(String name, ExampleSet data, Path dir) {
     java.util.List<CacheDefinition> caches = new java.util.ArrayList<>();
-    for (int i = 0; i < FILLS_PER_NODE; i++) {
+    for (int i = 0; i < fillsPerNode; i++) {
       String id = i == 0 ? name : name + "-" + (i + 1);
       caches.add(definition(id, data, dir.resolve(id)));
     }
@@ -129,7 +149,7 @@ public record TierConfig(
     m.put("train_ms_per_step", trainNanos / 1e6);
     m.put("train_work", "sleep");
     m.put("warm_up_s", warmUpNanos / 1e9);
-    m.put("quick", quick);
+    m.put("fills_per_node", fillsPerNode);
     return m;
   }
 }

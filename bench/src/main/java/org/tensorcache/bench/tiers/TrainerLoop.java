@@ -24,6 +24,11 @@ public final class TrainerLoop {
    */
   static final int MIN_WARM_UP_STEPS = 100;
 
+  /** The least warm-up steps of a loop of {@code warmUpNanos}: none beyond the first without. */
+  static int minWarmUpSteps(long warmUpNanos) {
+    return warmUpNanos > 0 ? MIN_WARM_UP_STEPS : 1;
+  }
+
   private TrainerLoop() {}
 
   /**
@@ -81,7 +86,8 @@ public final class TrainerLoop {
 
   /**
    * Runs {@code runId}'s session over {@code cacheId}: steps for at least {@code warmUpNanos} (the
-   * JIT's warm-up), then {@code steps} timed ones, each followed by {@code trainNanos} of sleep.
+   * JIT's warm-up; and {@link #MIN_WARM_UP_STEPS} unless that is 0), then {@code steps} timed ones,
+   * each followed by {@code trainNanos} of sleep.
    */
   public static Result run(
       TensorCacheClient client,
@@ -98,7 +104,7 @@ public final class TrainerLoop {
     TierStats.Snapshot afterFirst = hot.stats(cacheId).snapshot();
     int warmUp = 1;
     for (long end = System.nanoTime() + warmUpNanos;
-        System.nanoTime() < end || warmUp < MIN_WARM_UP_STEPS; ) {
+        System.nanoTime() < end || warmUp < minWarmUpSteps(warmUpNanos); ) {
       LockSupport.parkNanos(trainNanos);
       step(session, reference, runId);
       warmUp++;
