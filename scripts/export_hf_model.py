@@ -243,18 +243,24 @@ def _max_diff_at(a: Any, b: Any, mask: Any) -> Tuple[float, float]:
     return float(diff.max()) if diff.numel() else 0.0, float(ref.max()) if ref.numel() else 0.0
 
 
+def _check_lengths(long_len: int) -> List[List[int]]:
+    """The row lengths of the batches a traced model is checked on: one unpadded row of
+    ``long_len``, then right-padded batches of 3 and 5 rows."""
+    shapes = [
+        [long_len],                      # batch 1, no padding
+        [5, max(2, long_len // 2), 2],   # batch 3, right-padded
+        [1, 3, 9, 6, 13],                # batch 5
+    ]
+    return [[min(n, long_len) for n in lengths] for lengths in shapes]
+
+
 def _verify_traced(traced: Any, wrapper: Any, task: str, last_dim: Optional[int], id_limit: int,
                    pad_id: int, max_len: int, log: Log) -> None:
     """Check a reloaded traced module against the eager wrapper; raise ExportError if it differs."""
     import torch
 
     long_len = max(3, max_len)
-    shapes = [
-        [long_len],                      # batch 1, no padding
-        [5, max(2, long_len // 2), 2],   # batch 3, right-padded
-        [1, 3, 9, 6, 13],                # batch 5
-    ]
-    shapes = [[min(n, long_len) for n in lengths] for lengths in shapes]
+    shapes = _check_lengths(long_len)
     with torch.no_grad():
         for n, lengths in enumerate(shapes):
             rows = _random_rows(lengths, id_limit, seed=100 + n)
@@ -442,12 +448,7 @@ def _verify_split(body: Any, head: Any, wrapper: Any, hidden_size: int, vocab: i
     import torch
 
     long_len = max(3, max_len)
-    shapes = [
-        [long_len],                      # batch 1, no padding
-        [5, max(2, long_len // 2), 2],   # batch 3, right-padded
-        [1, 3, 9, 6, 13],                # batch 5
-    ]
-    shapes = [[min(n, long_len) for n in lengths] for lengths in shapes]
+    shapes = _check_lengths(long_len)
     with torch.no_grad():
         for n, lengths in enumerate(shapes):
             rows = _random_rows(lengths, id_limit, seed=100 + n)

@@ -314,18 +314,26 @@ def make_skewed_rows(rng: random.Random, lexicon: Sequence[str], tokenizer: Any)
 # --------------------------------------------------------------------------------------------
 
 
-def train_tokenizer(corpus: Sequence[str]) -> Any:
-    """A byte-level BPE tokenizer wrapped as a transformers fast tokenizer."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast
+def _byte_level_bpe(corpus: Sequence[str], vocab_size: int, specials: Sequence[str]) -> Any:
+    """A byte-level BPE ``tokenizers.Tokenizer`` of ``vocab_size`` ids trained on ``corpus``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS,
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(specials),
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
     tok.train_from_iterator(corpus, trainer)
+    return tok
+
+
+def train_tokenizer(corpus: Sequence[str]) -> Any:
+    """A byte-level BPE tokenizer wrapped as a transformers fast tokenizer."""
+    from tokenizers import processors
+    from transformers import PreTrainedTokenizerFast
+
+    tok = _byte_level_bpe(corpus, VOCAB_SIZE, SPECIAL_TOKENS)
     bos_id = tok.token_to_id(BOS)
     tok.post_processor = processors.TemplateProcessing(
         single=f"{BOS} $A", pair=f"{BOS} $A {BOS} $B", special_tokens=[(BOS, bos_id)])
@@ -335,16 +343,9 @@ def train_tokenizer(corpus: Sequence[str]) -> Any:
 
 def train_wide_tokenizer(corpus: Sequence[str]) -> Any:
     """A Qwen-like byte-level BPE tokenizer of WIDE_TOKENIZER_SIZE ids: no BOS, ChatML specials."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=WIDE_TOKENIZER_SIZE, special_tokens=WIDE_SPECIAL_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  show_progress=False)
-    tok.train_from_iterator(corpus, trainer)
+    tok = _byte_level_bpe(corpus, WIDE_TOKENIZER_SIZE, WIDE_SPECIAL_TOKENS)
     if tok.get_vocab_size() < WIDE_TOKENIZER_SIZE:
         raise FixtureError(f"the wide tokenizer has only {tok.get_vocab_size()} ids, expected "
                            f"{WIDE_TOKENIZER_SIZE}: the corpus is too small")

@@ -3,7 +3,6 @@ package org.tensorcache.model.runner;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.tensorcache.model.batch.MemoryModel;
@@ -25,9 +24,7 @@ final class FullLogitsPass implements LogprobPass {
 
   @Override
   public float[] sums(List<Truncation.Sequence> sequences, NDManager scope) {
-    List<int[]> ids = new ArrayList<>(sequences.size());
-    sequences.forEach(s -> ids.add(s.ids()));
-    TokenRows in = TokenRows.of(ids, padId);
+    TokenRows in = TokenRows.ofSequences(sequences, padId);
     int rows = in.rows();
     int steps = in.steps();
     long[] targets = new long[rows * steps];

@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.tensorcache.model.batch.TokenBudget;
@@ -37,9 +36,7 @@ final class SplitHeadPass implements LogprobPass {
 
   @Override
   public float[] sums(List<Truncation.Sequence> sequences, NDManager scope) {
-    List<int[]> ids = new ArrayList<>(sequences.size());
-    sequences.forEach(s -> ids.add(s.ids()));
-    TokenRows in = TokenRows.of(ids, padId);
+    TokenRows in = TokenRows.ofSequences(sequences, padId);
     int rows = in.rows();
     // position t predicts token t + 1: the counted tokens [first, length) are predicted by the
     // positions [first - 1, length - 1), one run per sequence

@@ -1,8 +1,10 @@
 package org.tensorcache.model.runner;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.tensorcache.model.batch.TokenBudget;
+import org.tensorcache.model.hf.Truncation;
 
 /**
  * Token-id sequences padded on the right to one length, with their attention mask, as a traced
@@ -11,6 +13,13 @@ import org.tensorcache.model.batch.TokenBudget;
  * shapes; right padding leaves the values at real positions of a causal model unchanged.
  */
 record TokenRows(long[] ids, long[] mask, int rows, int steps) {
+
+  /** The token ids of {@code sequences}, padded. */
+  static TokenRows ofSequences(List<Truncation.Sequence> sequences, int padId) {
+    List<int[]> ids = new ArrayList<>(sequences.size());
+    sequences.forEach(s -> ids.add(s.ids()));
+    return of(ids, padId);
+  }
 
   static TokenRows of(List<int[]> sequences, int padId) {
     int longest = 1;
