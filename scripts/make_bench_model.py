@@ -1,30 +1,49 @@
 #!/usr/bin/env python3
-"""Make the seeded model and data set of the bring-your-own-model benchmark (``bench --only byo``).
+"""Make the seeded models and data sets of the bring-your-own-model benchmark (``bench --only byo``).
 
 Everything is built locally and deterministically from ``--seed`` (nothing is downloaded):
 
 * a byte-level BPE tokenizer of about 8k ids trained on a seeded synthetic corpus (pseudo-words
-  drawn with Zipf frequencies, English function words, numbers, punctuation); its
-  post-processor prepends ``<s>`` when special tokens are added, as Llama's does;
-* a Llama with random weights: hidden 256, 4 layers, 8 attention heads (4 key/value heads),
-  intermediate 704, 1024 positions, eager attention; exported with
-  ``export_hf_model.export`` (task ``causal-lm``) to ``OUT/model``, and saved as a Hugging Face
-  model (``save_pretrained``) to ``OUT/hf`` for the Python reference;
-* ``OUT/prefs.jsonl``: ``--rows`` text preference rows ``{"prompt", "chosen", "rejected"}``
-  whose prompt + completion + EOS is 128 to 256 tokens for both completions;
-* ``OUT/bench-model.json``: what was made (written last: a directory without it is unfinished).
+  drawn with Zipf frequencies, English function words, numbers, punctuation) with Qwen2's
+  normalizer and pre-tokenizer, as a ``Qwen2Tokenizer`` (the class transformers loads for a Qwen2
+  model whatever its ``tokenizer_config.json`` says, so it must be one for TRL and the exported
+  ``tokenizer.json`` to agree): no BOS, EOS ``<|endoftext|>``, pad ``<|pad|>``;
+* two Qwen2 models (``Qwen2ForCausalLM``) with random weights and the same body: hidden 256,
+  4 layers, 8 attention heads (4 key/value heads), intermediate 704, 4,096 positions, untied
+  input and output embeddings, sdpa attention:
+
+  - ``small``: a vocabulary of the tokenizer's ids;
+  - ``wide``: a vocabulary of 151,936 ids (Qwen2's), of which the tokenizer uses the first ~8k,
+    as a real Qwen model's vocabulary exceeds its tokenizer's;
+
+  each saved as a Hugging Face model (``save_pretrained``, what TRL loads) to ``OUT/NAME/hf`` and
+  exported with ``export_hf_model.export`` (task ``causal-lm``) twice: split into a body and an
+  output head (format 2) to ``OUT/NAME/model``, and logits-only (format 1) to
+  ``OUT/NAME/model-logits``;
+* ``OUT/prefs.jsonl``: ``--rows`` text preference rows ``{"prompt", "chosen", "rejected"}`` with
+  skewed lengths: prompt and completion lengths are drawn log-normal (prompt median 38 tokens,
+  completion median 64, chosen and rejected independently), so prompt + completion + EOS has a
+  median of about 120 tokens, a 90th percentile of about 280 and a tail past 560, at most 1,000;
+* ``OUT/long.jsonl`` (``--long-rows K``): K rows whose prompt + completion + EOS is 1,500 to
+  2,048 tokens, for a memory check;
+* ``OUT/bench-model.json``: what was made, with the token-length percentiles measured with the
+  tokenizer as TRL tokenizes the rows (written last: a directory without it is unfinished).
 
 Everything is written to a temporary directory beside ``OUT`` and renamed into place at the end.
 
 Example::
 
-    python scripts/make_bench_model.py --out bench/work/byo/bench-model-s20261123 --rows 512
+    python scripts/make_bench_model.py --out bench/work/byo/bench-model-s20261123 --rows 512 \\
+        --long-rows 8
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
+import inspect
 import json
+import math
 import os
 import random
 import shutil
@@ -32,19 +51,31 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 DEFAULT_SEED = 20261123
 DEFAULT_ROWS = 512
-VOCAB_SIZE = 8192
-HIDDEN, LAYERS, HEADS, KV_HEADS, INTERMEDIATE = 256, 4, 8, 4, 704
-MAX_POSITIONS = 1024
+TOKENIZER_VOCAB = 8192
+ARCHITECTURE = "Qwen2ForCausalLM"
+# hidden size, layers, attention heads, key/value heads, intermediate size
+BODY = (256, 4, 8, 4, 704)
+WIDE_VOCAB = 151936
+MODELS = ("small", "wide")
+MAX_POSITIONS = 4096
 # the attention export_hf_model traces by default (and TRL runs by default)
 ATTENTION = "sdpa"
-MIN_TOKENS, MAX_TOKENS = 128, 256
-PAD, BOS, EOS = "<pad>", "<s>", "</s>"
+# Token lengths as TRL tokenizes a row (a completion counts its EOS).
+PROMPT_MEDIAN, PROMPT_SIGMA, PROMPT_MIN = 38, 0.9, 12
+COMPLETION_MEDIAN, COMPLETION_SIGMA, COMPLETION_MIN = 64, 0.86, 3
+MAX_SEQUENCE = 1000
+LONG_PROMPT = (64, 512)
+LONG_SEQUENCE = (1500, 2048)
+# how far past its target length a grown text may end
+SLACK = 4
+EOS, PAD = "<|endoftext|>", "<|pad|>"
+DATASET_FILE, LONG_DATASET_FILE, INFO_FILE = "prefs.jsonl", "long.jsonl", "bench-model.json"
 FUNCTION_WORDS = (
     "the a an of and to in is it that for on with as was at by be this are from or not but "
     "which you we they he she his her their what when where why how yes no one two three"
@@ -94,8 +125,6 @@ class TextSource:
             return self.rng.choice(FUNCTION_WORDS)
         if r < 0.38:
             return str(self.rng.randint(0, 9999))
-        import bisect
-
         i = bisect.bisect_left(self.cumulative, self.rng.random())
         return self.lexicon[min(i, len(self.lexicon) - 1)]
 
@@ -104,56 +133,82 @@ class TextSource:
         return words[0].capitalize() + " " + " ".join(words[1:]) + self.rng.choice(PUNCTUATION)
 
 
-def train_tokenizer(corpus: Sequence[str]) -> Any:
-    """A byte-level BPE tokenizer (``<s>`` prepended by its post-processor) as a fast tokenizer."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast
+def train_tokenizer(corpus: Sequence[str], vocab_size: int) -> Any:
+    """A byte-level BPE ``Qwen2Tokenizer`` of ``vocab_size`` ids trained on ``corpus``.
+
+    Trained with the normalizer and pre-tokenizer ``Qwen2Tokenizer`` builds, so that the merges
+    learned are the ones it applies.
+    """
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import Qwen2Tokenizer
+    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=[PAD, BOS, EOS],
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[EOS, PAD],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
     tok.train_from_iterator(corpus, trainer)
-    bos_id = tok.token_to_id(BOS)
-    tok.post_processor = processors.TemplateProcessing(
-        single=f"{BOS} $A", pair=f"{BOS} $A {BOS} $B", special_tokens=[(BOS, bos_id)])
-    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=BOS, eos_token=EOS,
-                                   pad_token=PAD, model_max_length=MAX_POSITIONS)
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
+              for m in json.loads(tok.to_str())["model"]["merges"]]
+    return Qwen2Tokenizer(vocab=tok.get_vocab(), merges=merges, eos_token=EOS, pad_token=PAD,
+                          model_max_length=MAX_POSITIONS)
 
 
-def build_model(tokenizer: Any, seed: int) -> Any:
-    """The seeded Llama over ``tokenizer``'s ids, sdpa attention (as export_hf_model loads one)."""
+def check_saved_tokenizer(tokenizer: Any, hf_dir: Path, texts: Sequence[str]) -> None:
+    """The tokenizer TRL loads from ``hf_dir`` (``AutoTokenizer``) and its ``tokenizer.json`` (what
+    an exported directory holds) must encode ``texts`` as ``tokenizer`` does."""
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    loaded = AutoTokenizer.from_pretrained(str(hf_dir))
+    raw = Tokenizer.from_file(str(hf_dir / "tokenizer.json"))
+    for text in texts:
+        ids = tokenizer(text)["input_ids"]
+        if loaded(text)["input_ids"] != ids or raw.encode(text).ids != ids:
+            raise BenchModelError(f"the tokenizer saved to {hf_dir} ({type(loaded).__name__} when "
+                                  f"loaded) encodes differently from the one made: {text[:60]!r}")
+
+
+def build_model(tokenizer: Any, vocab_size: int, body: Sequence[int], seed: int) -> Any:
+    """The seeded Qwen2 of ``vocab_size`` ids over ``tokenizer``, sdpa attention (as
+    export_hf_model loads one)."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=HIDDEN, intermediate_size=INTERMEDIATE,
-        num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=KV_HEADS,
+    hidden, layers, heads, kv_heads, intermediate = body
+    config = Qwen2Config(
+        vocab_size=vocab_size, hidden_size=hidden, intermediate_size=intermediate,
+        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
         max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=False,
-        pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
+        pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
         eos_token_id=tokenizer.eos_token_id)
+    config.architectures = [ARCHITECTURE]
     config._attn_implementation = ATTENTION
     torch.manual_seed(seed)
-    return LlamaForCausalLM(config).eval()
+    return Qwen2ForCausalLM(config).eval()
 
 
-def _grow(source: TextSource, encode: Any, head: str, target: int, limit: int) -> str:
+def _grow(source: TextSource, encode: Callable[[str], List[int]], head: str, target: int,
+          limit: int) -> str:
     """Words appended to ``head`` until ``encode(head + text)`` has at least ``target`` ids.
 
     The count is estimated word by word and taken exactly only near the target (BPE merges across
     words are rare here: each word starts with a space).
     """
     text = ""
-    exact = len(encode(head))
-    estimate = exact
+    estimate = len(encode(head))
+    base = len(encode(""))  # special tokens added to any text
     for _ in range(100 * limit):
         word = source.word()
         if source.rng.random() < 0.08:
             word += source.rng.choice(PUNCTUATION)
         candidate = text + " " + word
-        guess = estimate + len(encode(" " + word)) - 1  # less the BOS of the word's own ids
+        guess = estimate + len(encode(" " + word)) - base
         if guess < target - 8:
             text, estimate = candidate, guess
             continue
@@ -166,103 +221,283 @@ def _grow(source: TextSource, encode: Any, head: str, target: int, limit: int) -
     raise BenchModelError(f"could not grow a text to {target} tokens within {limit}")
 
 
-def make_rows(tokenizer: Any, rng: random.Random, source: TextSource, rows: int) -> List[Dict[str, str]]:
-    """Text preference rows whose prompt + completion + EOS is 128 to 256 tokens."""
+def _lognormal(rng: random.Random, median: float, sigma: float, minimum: int) -> int:
+    return max(minimum, int(round(rng.lognormvariate(math.log(median), sigma))))
+
+
+def draw_lengths(rng: random.Random) -> Tuple[int, int, int]:
+    """Target token counts (prompt, chosen and rejected with EOS) of a benchmark row:
+    log-normal and independent, redrawn while a sequence could exceed ``MAX_SEQUENCE``."""
+    while True:
+        prompt = _lognormal(rng, PROMPT_MEDIAN, PROMPT_SIGMA, PROMPT_MIN)
+        chosen = _lognormal(rng, COMPLETION_MEDIAN, COMPLETION_SIGMA, COMPLETION_MIN)
+        rejected = _lognormal(rng, COMPLETION_MEDIAN, COMPLETION_SIGMA, COMPLETION_MIN)
+        if prompt + max(chosen, rejected) <= MAX_SEQUENCE - SLACK:
+            return prompt, chosen, rejected
+
+
+def draw_long_lengths(rng: random.Random) -> Tuple[int, int, int]:
+    """Target token counts of a long row: each sequence of 1,500 to 2,048 tokens."""
+    prompt = rng.randint(*LONG_PROMPT)
+    low, high = LONG_SEQUENCE
+    return (prompt, rng.randint(low, high - SLACK) - prompt, rng.randint(low, high - SLACK) - prompt)
+
+
+def make_rows(tokenizer: Any, source: TextSource, rows: int,
+              draw: Callable[[random.Random], Tuple[int, int, int]]) -> List[Dict[str, str]]:
+    """Text preference rows whose token counts are those ``draw`` gives (up to ``SLACK`` more)."""
     backend = tokenizer.backend_tokenizer
 
     def encode(text: str) -> List[int]:
         return backend.encode(text).ids
 
+    tail = "\nAnswer:"
+    tail_tokens = len(encode(tail)) - len(encode(""))
     out = []
     for i in range(rows):
-        prompt = "Question " + str(i) + ":" + _grow(source, encode, "", rng.randint(32, 96), 100)
-        prompt += "\nAnswer:"
+        prompt_len, chosen_len, rejected_len = draw(source.rng)
+        head = "Question " + str(i) + ":"
+        body_target = max(len(encode(head)) + 1, prompt_len - tail_tokens)
+        prompt = head + _grow(source, encode, head, body_target, body_target + SLACK) + tail
+        n_prompt = len(encode(prompt))
         completions = []
-        for _ in range(2):
-            target = rng.randint(MIN_TOKENS, MAX_TOKENS - 8)
-            completions.append(_grow(source, encode, prompt, target - 1, MAX_TOKENS - 1))
+        for length in (chosen_len, rejected_len):
+            target = n_prompt + max(length, 2) - 1  # the EOS TRL appends is the last token
+            completions.append(_grow(source, encode, prompt, target, target + SLACK))
         out.append({"prompt": prompt, "chosen": completions[0], "rejected": completions[1]})
     return out
 
 
-def token_lengths(tokenizer: Any, rows: Sequence[Dict[str, str]]) -> List[int]:
-    """Lengths of prompt + completion + EOS as TRL tokenizes them, both completions of each row."""
+def measure(tokenizer: Any, rows: Sequence[Dict[str, str]]) -> Dict[str, List[int]]:
+    """Token counts as TRL tokenizes text rows (EOS appended to each completion; the completion
+    is what follows the prompt's ids): ``prompt`` per row, ``completion`` and ``sequence`` per
+    completion (chosen then rejected of each row). Raises when a prompt's ids are not a prefix of
+    its prompt + completion's ids (TRL would warn and cut them apart wrongly)."""
     eos = tokenizer.eos_token
-    return [len(tokenizer(r["prompt"] + r[k] + eos)["input_ids"])
-            for r in rows for k in ("chosen", "rejected")]
+    prompts = tokenizer([r["prompt"] for r in rows])["input_ids"]
+    texts = [r["prompt"] + r[k] + eos for r in rows for k in ("chosen", "rejected")]
+    full = tokenizer(texts)["input_ids"]
+    out: Dict[str, List[int]] = {"prompt": [], "completion": [], "sequence": []}
+    for i, p in enumerate(prompts):
+        out["prompt"].append(len(p))
+        for j in (2 * i, 2 * i + 1):
+            if full[j][:len(p)] != p:
+                raise BenchModelError(f"row {i}: the prompt's ids are not a prefix of the prompt + "
+                                      "completion's ids")
+            out["completion"].append(len(full[j]) - len(p))
+            out["sequence"].append(len(full[j]))
+    return out
 
 
-def make(out: Path, rows: int, seed: int) -> Path:
-    """Make the tokenizer, model, exported directory and data set; return ``out``."""
+def percentiles(values: Sequence[int]) -> Dict[str, Any]:
+    """Count, min, nearest-rank p50/p90/p99, max and mean of ``values``."""
+    xs = sorted(values)
+
+    def rank(q: float) -> int:
+        return xs[max(0, math.ceil(q * len(xs)) - 1)]
+
+    return {"count": len(xs), "min": xs[0], "p50": rank(0.5), "p90": rank(0.9), "p99": rank(0.99),
+            "max": xs[-1], "mean": round(sum(xs) / len(xs), 1)}
+
+
+def _write_jsonl(path: Path, rows: Sequence[Dict[str, str]]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def _exporter() -> Tuple[Callable[..., Any], bool]:
+    """``export_hf_model.export`` and whether it takes ``split`` (the body + head format)."""
+    import export_hf_model
+
+    return export_hf_model.export, "split" in inspect.signature(export_hf_model.export).parameters
+
+
+def export_model(model: Any, tokenizer: Any, root: Path, name: str, seed: int) -> Dict[str, Any]:
+    """Export ``model`` to ``root/name/model`` (split) and ``root/name/model-logits``; what each
+    directory became, by its path relative to ``root``."""
+    export, has_split = _exporter()
+    variants: List[Tuple[str, Optional[bool]]] = [("model", True), ("model-logits", False)]
+    if not has_split:
+        _log("warning: export_hf_model.export takes no 'split' argument: only the logits-only "
+             f"export is written ({name}/model-logits)")
+        variants = [("model-logits", None)]
+    out: Dict[str, Any] = {"model_dir": None, "model_logits_dir": None}
+    for sub, split in variants:
+        kwargs = {} if split is None else {"split": split}
+        target = root / name / sub
+        export(model, tokenizer, target, "causal-lm", f"make_bench_model.py {name} seed {seed}",
+               log=_log, **kwargs)
+        meta = json.loads((target / "tensorcache-model.json").read_text(encoding="utf-8"))
+        out["model_dir" if sub == "model" else "model_logits_dir"] = f"{name}/{sub}"
+        out["model" if sub == "model" else "model_logits"] = {
+            "format_version": meta.get("format_version"),
+            "files": sorted(p.name for p in target.iterdir() if p.suffix == ".pt"),
+        }
+    return out
+
+
+def _parameters(model: Any) -> Dict[str, int]:
+    embed = model.get_input_embeddings().weight.numel()
+    head = model.get_output_embeddings().weight.numel()
+    total = sum(p.numel() for p in model.parameters())
+    return {"parameters": total, "embedding_parameters": embed, "head_parameters": head,
+            "body_parameters": total - embed - head}
+
+
+def make(out: Path, rows: int, seed: int, long_rows: int = 0, models: Sequence[str] = MODELS,
+         body: Sequence[int] = BODY, tokenizer_vocab: int = TOKENIZER_VOCAB) -> Path:
+    """Make the tokenizer, models, exported directories and data sets; return ``out``."""
     import torch
     import transformers
 
-    import export_hf_model
-
     if rows < 1:
         raise BenchModelError(f"--rows {rows} invalid, expected >= 1")
+    if long_rows < 0:
+        raise BenchModelError(f"--long-rows {long_rows} invalid, expected >= 0")
+    if not models or any(m not in MODELS for m in models) or len(set(models)) != len(models):
+        raise BenchModelError(f"--models {','.join(models)} invalid, expected a subset of "
+                              f"{','.join(MODELS)}")
+    hidden, layers, heads, kv_heads, intermediate = body
+    if min(body) < 1 or hidden % heads or heads % kv_heads or (hidden // heads) % 2:
+        raise BenchModelError(f"--body {','.join(map(str, body))} invalid: expected positive "
+                              "sizes, hidden a multiple of heads with an even head size, heads a "
+                              "multiple of key/value heads")
+    if tokenizer_vocab < 300:
+        raise BenchModelError(f"--tokenizer-vocab {tokenizer_vocab} invalid, expected >= 300 "
+                              "(256 bytes and the special tokens)")
     out = out.absolute()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise BenchModelError(f"--out '{out}' exists and is not an empty directory")
+    transformers.utils.logging.disable_progress_bar()
     t0 = time.time()
     rng = random.Random(seed)
-    source = TextSource(rng, make_lexicon(rng))
-    tokenizer = train_tokenizer([source.sentence() for _ in range(40000)])
+    lexicon = make_lexicon(rng)
+    source = TextSource(rng, lexicon)
+    tokenizer = train_tokenizer([source.sentence() for _ in range(40000)], tokenizer_vocab)
     _log(f"tokenizer: {len(tokenizer)} ids ({time.time() - t0:.1f} s)")
-    model = build_model(tokenizer, seed)
-    params = sum(p.numel() for p in model.parameters())
-    data = make_rows(tokenizer, rng, source, rows)
-    lengths = token_lengths(tokenizer, data)
-    if min(lengths) < MIN_TOKENS or max(lengths) > MAX_TOKENS:
-        raise BenchModelError(f"rows of {min(lengths)} to {max(lengths)} tokens, expected "
-                              f"{MIN_TOKENS} to {MAX_TOKENS}")
+    data = make_rows(tokenizer, source, rows, draw_lengths)
+    lengths = measure(tokenizer, data)
+    if max(lengths["sequence"]) > MAX_SEQUENCE:
+        raise BenchModelError(f"a sequence of {max(lengths['sequence'])} tokens, expected at most "
+                              f"{MAX_SEQUENCE}")
+    long_data: List[Dict[str, str]] = []
+    long_lengths: Optional[Dict[str, List[int]]] = None
+    if long_rows:
+        # a source of its own, so that prefs.jsonl does not depend on --long-rows
+        long_rng = random.Random(seed + 1)
+        long_data = make_rows(tokenizer, TextSource(long_rng, lexicon), long_rows, draw_long_lengths)
+        long_lengths = measure(tokenizer, long_data)
+        low, high = LONG_SEQUENCE
+        if min(long_lengths["sequence"]) < low or max(long_lengths["sequence"]) > high:
+            raise BenchModelError(f"long rows of {min(long_lengths['sequence'])} to "
+                                  f"{max(long_lengths['sequence'])} tokens, expected {low} to {high}")
+    _log(f"rows: {rows} + {long_rows} long ({time.time() - t0:.1f} s)")
+
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
-        export_hf_model.export(model, tokenizer, tmp / "model", "causal-lm",
-                               f"make_bench_model.py seed {seed}", log=_log)
-        model.save_pretrained(str(tmp / "hf"))
-        tokenizer.save_pretrained(str(tmp / "hf"))
-        with open(tmp / "prefs.jsonl", "w", encoding="utf-8") as f:
-            for r in data:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        made: Dict[str, Any] = {}
+        eos = tokenizer.eos_token
+        texts = [r["prompt"] + (r[k] + eos if k else "")
+                 for r in data + long_data for k in ("", "chosen", "rejected")]
+        for name in models:
+            vocab = len(tokenizer) if name == "small" else WIDE_VOCAB
+            model = build_model(tokenizer, vocab, body, seed)
+            counts = _parameters(model)
+            model.save_pretrained(str(tmp / name / "hf"))
+            tokenizer.save_pretrained(str(tmp / name / "hf"))
+            check_saved_tokenizer(tokenizer, tmp / name / "hf", texts)
+            files = {"hf_dir": f"{name}/hf"}
+            files.update(export_model(model, tokenizer, tmp, name, seed))
+            made[name] = {"architecture": ARCHITECTURE, "vocab_size": vocab, **counts, **files}
+            _log(f"{name}: {ARCHITECTURE} of {counts['parameters'] / 1e6:.1f} M parameters, "
+                 f"vocabulary {vocab} ({time.time() - t0:.1f} s)")
+            del model
+        _write_jsonl(tmp / DATASET_FILE, data)
+        if long_rows:
+            _write_jsonl(tmp / LONG_DATASET_FILE, long_data)
+        first = made[models[0]]
         info = {
-            "seed": seed, "rows": rows, "architecture": "LlamaForCausalLM",
-            "parameters": params, "vocab_size": len(tokenizer), "hidden_size": HIDDEN,
-            "layers": LAYERS, "attention_heads": HEADS, "key_value_heads": KV_HEADS,
-            "intermediate_size": INTERMEDIATE, "max_positions": MAX_POSITIONS,
-            "attn_implementation": ATTENTION,
-            "sequence_tokens": {"min": min(lengths), "max": max(lengths),
-                                "mean": round(sum(lengths) / len(lengths), 1)},
+            "seed": seed, "rows": rows, "long_rows": long_rows, "architecture": ARCHITECTURE,
+            "hidden_size": hidden, "layers": layers, "attention_heads": heads,
+            "key_value_heads": kv_heads, "intermediate_size": intermediate,
+            "max_positions": MAX_POSITIONS, "attn_implementation": ATTENTION,
+            "tie_word_embeddings": False, "dtype": "float32",
+            "tokenizer_vocab_size": len(tokenizer),
+            "tokenizer_class": type(tokenizer).__name__,
+            "eos_token": EOS, "eos_token_id": tokenizer.eos_token_id,
+            "pad_token": PAD, "pad_token_id": tokenizer.pad_token_id, "bos_token_id": None,
+            "models": made,
+            # the first model's, as earlier versions of this file described their one model
+            "vocab_size": first["vocab_size"], "parameters": first["parameters"],
+            "sequence_tokens": percentiles(lengths["sequence"]),
+            "prompt_tokens": percentiles(lengths["prompt"]),
+            "completion_tokens": percentiles(lengths["completion"]),
+            "long_sequence_tokens": percentiles(long_lengths["sequence"]) if long_lengths else None,
+            "length_model": {
+                "prompt": {"median": PROMPT_MEDIAN, "sigma": PROMPT_SIGMA, "min": PROMPT_MIN},
+                "completion": {"median": COMPLETION_MEDIAN, "sigma": COMPLETION_SIGMA,
+                               "min": COMPLETION_MIN},
+                "max_sequence": MAX_SEQUENCE,
+                "long_prompt": list(LONG_PROMPT), "long_sequence": list(LONG_SEQUENCE),
+            },
             "torch_version": torch.__version__, "transformers_version": transformers.__version__,
-            "files": {"model_dir": "model", "hf_dir": "hf", "dataset": "prefs.jsonl"},
+            "files": {"dataset": DATASET_FILE,
+                      "long_dataset": LONG_DATASET_FILE if long_rows else None,
+                      "model_dir": first["model_dir"] or first["model_logits_dir"],
+                      "hf_dir": first["hf_dir"]},
         }
-        (tmp / "bench-model.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+        (tmp / INFO_FILE).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
         if out.is_dir():
             out.rmdir()
         os.rename(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _log(f"wrote {out}: Llama of {params / 1e6:.1f} M parameters, {rows} rows of "
-         f"{min(lengths)} to {max(lengths)} tokens ({time.time() - t0:.1f} s)")
+    seq = info["sequence_tokens"]
+    _log(f"wrote {out}: {', '.join(models)}; {rows} rows of {seq['min']} to {seq['max']} tokens "
+         f"(p50 {seq['p50']}, p90 {seq['p90']}) ({time.time() - t0:.1f} s)")
     return out
+
+
+def _body(text: str) -> Tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 5:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not HIDDEN,LAYERS,HEADS,KV_HEADS,INTERMEDIATE (five integers)")
+    return values
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="make_bench_model.py",
-        description="Make the seeded Llama (hidden 256, 4 layers, ~8k BPE vocabulary) and text "
-                    "preference data set of the byo benchmark: OUT/model (exported with "
-                    "export_hf_model), OUT/hf (Hugging Face), OUT/prefs.jsonl, "
-                    "OUT/bench-model.json.",
+        description="Make the seeded Qwen2 models (hidden 256, 4 layers; 'small' with the ~8k "
+                    "tokenizer vocabulary, 'wide' with 151,936 ids) and text preference data sets "
+                    "of the byo benchmark: OUT/NAME/hf (Hugging Face), OUT/NAME/model (split "
+                    "export), OUT/NAME/model-logits (logits-only export), OUT/prefs.jsonl, "
+                    "OUT/long.jsonl (--long-rows), OUT/bench-model.json.",
         epilog="Exit codes: 0 made, 2 bad argument or failed check, 1 unexpected failure.")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="directory to create (must not exist or be empty)")
     parser.add_argument("--rows", type=int, default=DEFAULT_ROWS, metavar="N",
                         help="preference rows in prefs.jsonl. Default: %(default)s")
+    parser.add_argument("--long-rows", type=int, default=0, metavar="K",
+                        help="rows of 1,500 to 2,048 tokens in long.jsonl (none when 0). "
+                             "Default: %(default)s")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
                         help="seed of the corpus, tokenizer, weights and rows. Default: %(default)s")
+    parser.add_argument("--models", default=",".join(MODELS), metavar="NAMES",
+                        help="which models to make, comma-separated. Default: %(default)s")
+    parser.add_argument("--body", type=_body, default=BODY, metavar="H,L,NH,KV,I",
+                        help="hidden size, layers, attention heads, key/value heads, intermediate "
+                             "size (smaller ones make quick test models). Default: "
+                             + ",".join(map(str, BODY)))
+    parser.add_argument("--tokenizer-vocab", type=int, default=TOKENIZER_VOCAB, metavar="N",
+                        help="ids of the trained tokenizer. Default: %(default)s")
     return parser
 
 
@@ -270,7 +505,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command line entry point; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        make(Path(args.out), args.rows, args.seed)
+        make(Path(args.out), args.rows, args.seed, long_rows=args.long_rows,
+             models=[m.strip() for m in args.models.split(",") if m.strip()], body=args.body,
+             tokenizer_vocab=args.tokenizer_vocab)
     except BenchModelError as e:
         _log(f"error: {e}")
         return 2

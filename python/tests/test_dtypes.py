@@ -17,7 +17,7 @@ ROWS = sum(1 for _ in open(BYO / "data" / "embedding.jsonl"))
 
 def job(dtype: str):
     return ["--model-dir", str(BYO / "encoder"), "--dataset", str(BYO / "data" / "embedding.jsonl"),
-            "--runner", "embedding", "--dtype", dtype, "--range-size", "4", "--micro-batch", "2",
+            "--runner", "embedding", "--dtype", dtype, "--range-size", "4", "--batch-tokens", "64",
             "--cache-name", "features-" + dtype.lower()]
 
 

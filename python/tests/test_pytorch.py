@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 BYO = ROOT / "model-runner" / "src" / "test" / "resources" / "byo"
 JOB = ["--model-dir", str(BYO / "llama"), "--dataset", str(BYO / "data" / "tokens.jsonl"),
-       "--format", "tokens", "--range-size", "4", "--micro-batch", "2"]
+       "--format", "tokens", "--range-size", "4", "--batch-tokens", "64"]
 
 
 @pytest.fixture(scope="module")
