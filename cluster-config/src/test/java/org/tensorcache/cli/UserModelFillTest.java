@@ -131,7 +131,9 @@ class UserModelFillTest {
             cases.size(),
             "--model-dir",
             BYO.resolve(fixtures.get("split_dirs").get("llama").textValue()).toString()));
-    // a 32,768-token vocabulary, skewed lengths: several groups, passes and head chunks a range
+    // a 32,768-token vocabulary, skewed lengths: several groups and passes a range, and under 48
+    // MiB
+    // the head takes about 128 positions at a time, fewer than a pass of 256 tokens can have
     for (JsonNode c : fixtures.get("split_cases")) {
       cases.add(c);
       jobs.add(
@@ -139,11 +141,11 @@ class UserModelFillTest {
               c,
               cases.size(),
               "--range-size",
-              "16",
+              "24",
               "--batch-tokens",
-              "128",
+              "256",
               "--memory-bound",
-              "64m"));
+              "48m"));
     }
     List<CacheDefinition> definitions = new ArrayList<>();
     List<float[][]> local = new ArrayList<>();
