@@ -40,15 +40,16 @@ public final class FoundationBench implements Callable<Integer> {
       description =
           "Tiny runs, a few seconds per part, whose figures mean nothing: checks that every part"
               + " runs and writes its results. Results and scratch go to a new temporary directory"
-              + " unless --out or --work is given. byo is left out (no smoke size yet).")
+              + " unless --out or --work is given.")
   boolean smoke;
 
   @Option(
       names = "--only",
       paramLabel = "PART",
       description =
-          "One part: runner, segments, cluster, byo (your own model; needs Python with torch and"
-              + " transformers: TENSORCACHE_PYTHON, else python3, else a venv it makes), micro,"
+          "One part: runner, segments, cluster, byo (your own model next to TRL's precompute;"
+              + " needs Python with torch, transformers and TRL: TENSORCACHE_PYTHON, else python3,"
+              + " else a venv it makes), micro,"
               + " remote (needs redis-server), tiers (a cache ten times the memory budget), scale,"
               + " security (the lookup port and a cluster fill over TLS next to plain TCP).")
   String only;
@@ -76,9 +77,9 @@ public final class FoundationBench implements Callable<Integer> {
    * with and without prefetch, all in memory, random lookups) writes {@code tiers.json} and {@code
    * tiers.png}; {@code remote} (lookups from a process without a replica next to Redis MGET) needs
    * {@code redis-server} and is left out, saying so, where there is none; {@code byo} (a Hugging
-   * Face model of one's own next to a bare DJL loop and PyTorch eager mode) needs Python with torch
-   * and transformers ({@code $TENSORCACHE_PYTHON}, else {@code python3}, else a venv it makes) and
-   * leaves out what it cannot run, saying so.
+   * Face model of one's own: the fill next to TRL's own reference precompute and a bare DJL loop)
+   * needs Python with torch, transformers and TRL ({@code $TENSORCACHE_PYTHON}, else {@code
+   * python3}, else a venv it makes) and leaves out what it cannot run, saying so.
    */
   public static void main(String[] args) {
     int code =
@@ -170,13 +171,9 @@ public final class FoundationBench implements Callable<Integer> {
     Path resultsDir = out.toAbsolutePath().getParent();
     if (only == null || only.equals("byo")) {
       System.out.println(
-          "== bring your own model: a Hugging Face Llama next to a bare DJL loop and PyTorch"
-              + " eager ==");
-      if (size == RunSize.SMOKE) {
-        System.out.println("left out: byo has no smoke size yet");
-      } else {
-        org.tensorcache.bench.byo.ByoBench.run(work, resultsDir, size == RunSize.QUICK);
-      }
+          "== bring your own model: TensorCache's fill next to TRL's own precompute and a bare"
+              + " DJL loop ==");
+      org.tensorcache.bench.byo.ByoBench.run(work, resultsDir, size);
     }
     if (only == null || only.equals("micro")) {
       System.out.println("== JMH micro benchmarks: merge, segment codec, reply serialization ==");

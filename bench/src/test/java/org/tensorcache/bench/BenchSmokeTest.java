@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.tensorcache.bench.byo.PythonEnv;
 import org.tensorcache.bench.fixture.Files2;
 
 /**
@@ -87,14 +88,29 @@ class BenchSmokeTest {
             "memory.png"));
     PARTS.put(
         "security", expect("security.json", List.of("lookups", "fill", "targets"), "security.png"));
+    PARTS.put("byo", expect("byo.json", List.of("rows", "threads", "method", "targets")));
   }
 
   /**
-   * The parts without a smoke run yet. {@code byo} (a Hugging Face model next to PyTorch, needs
-   * Python with torch, transformers and trl) is being rewritten; its smoke run and its entry in
-   * {@link #PARTS} come with that rewrite.
+   * What {@code byo} (TensorCache's fill next to TRL's own precompute, in Python) must also have
+   * measured and written where Python with torch, transformers and TRL is there (as on CI): both
+   * models' sides, the budget sweep, the values against TRL's, the memory check and the chart.
    */
-  static final Set<String> NOT_YET = Set.of("byo");
+  static final List<String> BYO_MEASURED =
+      List.of(
+          "models/small/medians/tensorcache/examples_per_s",
+          "models/small/medians/trl_default/examples_per_s",
+          "models/small/medians/trl_best/examples_per_s",
+          "models/small/medians/bare_loop/examples_per_s",
+          "models/small/token_budget_sweep/best_batch_tokens",
+          "models/small/values/tensorcache_vs_trl/max_relative_diff",
+          "models/wide/medians/tensorcache/peak_rss_mib",
+          "models/wide/medians/trl_default/peak_rss_mib",
+          "models/wide/values/tensorcache_vs_trl/max_relative_diff",
+          "memory_check/peak_minus_after_load_mib");
+
+  /** The parts without a smoke run yet. */
+  static final Set<String> NOT_YET = Set.of();
 
   /** One part's whole run, start-up included: a stuck one is stopped and fails. */
   private static final Duration LIMIT = Duration.ofMinutes(3);
@@ -143,6 +159,13 @@ class BenchSmokeTest {
     for (String chart : expected.charts()) {
       Path png = results.resolve(chart);
       assertTrue(Files.size(png) > 0, () -> part + " wrote an empty " + png);
+    }
+    if (part.equals("byo") && PythonEnv.existing(null).usable()) {
+      for (String key : BYO_MEASURED) {
+        assertTrue(at(root, key) != null, () -> json + " holds no '" + key + "':\n" + tail(log));
+      }
+      Path png = results.resolve("byo.png");
+      assertTrue(Files.isRegularFile(png) && Files.size(png) > 0, "byo wrote no byo.png");
     }
   }
 

@@ -1,58 +1,84 @@
 package org.tensorcache.bench.byo;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Whether the three sides computed the same values: TensorCache's against the bare loop's bit for
- * bit (every field), and against Python's within {@code 1e-4 * max(1, |v|)} (the log-probs; torch
- * versions and kernels differ between the JVM's libtorch and Python's).
+ * Whether a JVM side's log-probs are TRL's: every row's chosen and rejected log-prob against TRL's
+ * ({@code bench_trl.py --values}), as {@code |tc - trl| / max(1, |trl|)}, within {@link
+ * #TOLERANCE}. Rows TRL drops (a prompt that fills the length) are left out; the JVM side keeps
+ * them with 0 completion tokens, which is checked.
  */
 final class Agreement {
-  private static final double RELATIVE_TOLERANCE = 1e-4;
+  /** Most relative difference allowed: libtorch's kernels and passes differ from TRL's. */
+  static final double TOLERANCE = 1e-4;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private Agreement() {}
 
   /**
-   * Compares the first {@code n} rows of {@code cache} ({@code [field][row]}) with {@code bare}
-   * and, unless null, {@code python} ({@code [chosen, rejected][row]}); prints and returns the
-   * findings.
+   * Compares the values a {@link ByoChild} wrote to {@code jvm} with those TRL wrote to {@code
+   * trl}; missing files give a finding that says so.
    */
-  static Map<String, Object> check(float[][] cache, float[][] bare, float[][] python, int n) {
+  static Map<String, Object> check(Path jvm, Path trl) {
     Map<String, Object> c = new LinkedHashMap<>();
-    int differ = 0;
-    for (int f = 0; f < cache.length; f++) {
-      for (int i = 0; i < n; i++) {
-        int a = Float.floatToRawIntBits(cache[f][i]);
-        differ += a == Float.floatToRawIntBits(bare[f][i]) ? 0 : 1;
-      }
-    }
-    System.out.printf(
-        "check: TensorCache's values %s the bare loop's bit for bit (%d rows x %d fields, %d"
-            + " differ)%n",
-        differ == 0 ? "equal" : "DO NOT equal", n, cache.length, differ);
-    c.put("bit_identical_to_bare_djl", differ == 0);
-    c.put("bit_mismatches", differ);
-    if (python == null) {
+    if (jvm == null || !Files.isRegularFile(jvm) || trl == null || !Files.isRegularFile(trl)) {
+      c.put("left_out", "no values of " + (jvm == null || !Files.isRegularFile(jvm) ? jvm : trl));
+      c.put("within_tolerance", false);
       return c;
     }
-    int bad = 0;
-    double worst = 0;
-    for (int f = 0; f < 2; f++) {
+    try {
+      JsonNode a = JSON.readTree(jvm.toFile());
+      JsonNode b = JSON.readTree(trl.toFile());
+      int n = b.path("rows").asInt();
+      int compared = 0;
+      int droppedWithTokens = 0;
+      int outside = 0;
+      double worst = 0;
+      int worstRow = -1;
+      String[][] sides = {
+        {"chosen_logp", "ref_chosen_logps"}, {"rejected_logp", "ref_rejected_logps"}
+      };
       for (int i = 0; i < n; i++) {
-        double v = python[f][i];
-        double err = Math.abs(cache[f][i] - v) / (RELATIVE_TOLERANCE * Math.max(1, Math.abs(v)));
-        worst = Math.max(worst, err);
-        bad += err <= 1 ? 0 : 1;
+        for (int s = 0; s < 2; s++) {
+          JsonNode v = b.path(sides[s][1]).path(i);
+          if (v.isNull() || v.isMissingNode()) {
+            String tokens = s == 0 ? "chosen_tokens" : "rejected_tokens";
+            droppedWithTokens += a.path(tokens).path(i).asDouble() == 0 ? 0 : 1;
+            continue;
+          }
+          double ref = v.asDouble();
+          double diff = Math.abs(a.path(sides[s][0]).path(i).asDouble(Double.NaN) - ref);
+          double rel = diff / Math.max(1, Math.abs(ref));
+          compared++;
+          if (!(rel <= TOLERANCE)) {
+            outside++;
+          }
+          if (!(rel <= worst)) {
+            worst = rel;
+            worstRow = i;
+          }
+        }
       }
+      c.put("rows", n);
+      c.put("values_compared", compared);
+      c.put("rows_trl_dropped", b.path("dropped").size());
+      c.put("trl_dropped_rows_with_tokens_in_cache", droppedWithTokens);
+      c.put("max_relative_diff", worst);
+      c.put("worst_row", worstRow);
+      c.put("outside_tolerance", outside);
+      c.put("tolerance", TOLERANCE);
+      c.put("within_tolerance", outside == 0 && droppedWithTokens == 0 && compared > 0);
+    } catch (IOException e) {
+      c.put("left_out", "values unreadable: " + e.getMessage());
+      c.put("within_tolerance", false);
     }
-    System.out.printf(
-        "check: TensorCache's values %s Python's within 1e-4*max(1,|v|) (all %d rows x 2 fields,"
-            + " %d outside; the worst difference is %.3f of the tolerance)%n",
-        bad == 0 ? "match" : "DO NOT match", n, bad, worst);
-    c.put("within_tolerance_of_python", bad == 0);
-    c.put("python_outside_tolerance", bad);
-    c.put("python_worst_diff_over_tolerance", Math.round(worst * 1e4) / 1e4);
     return c;
   }
 }

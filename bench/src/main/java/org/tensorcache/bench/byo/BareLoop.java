@@ -6,19 +6,20 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
+import org.tensorcache.model.batch.MemoryModel;
 import org.tensorcache.model.hf.TorchScriptModel;
 
 /**
- * The reference loop on the JVM: the traced model's forward pass over padded micro-batches made in
- * advance, then the same log-softmax, gather, mask and sum as {@code CausalLmLogprobRunner}, in the
- * same chunks; no actors, no replication, no persistence.
+ * A bare DJL loop over a model traced to return logits at every position (format 1): its forward
+ * pass over {@link PaddedBatches} made in advance, then log-softmax, gather, mask and sum a few
+ * rows at a time; no actors, no replication, no persistence. What the product computed before
+ * passes were packed by tokens and the output head run at completion positions only.
  */
 final class BareLoop {
-  /** Most bytes of log-softmax output held at once, as in {@code CausalLmLogprobRunner}. */
-  private static final long LOG_SOFTMAX_BYTES = 256L << 20;
-
   private final TorchScriptModel model;
   private final float[][] values;
 
@@ -33,48 +34,45 @@ final class BareLoop {
   void warmUp(List<PaddedBatches.Micro> batches) {
     float[][] scratch =
         new float[4][batches.stream().mapToInt(PaddedBatches.Micro::examples).sum()];
-    withoutGrad(() -> runAll(batches, scratch, 0, new long[2]));
+    withoutGrad(() -> runAll(batches, scratch, new long[2]));
   }
 
   /**
-   * Runs {@code batches}, whose first row is row {@code at}, timed into {@code tally}: the forward
-   * pass, the log-softmax and what follows it, and the process's CPU time.
+   * Runs {@code batches} (every row, from row 0), timed: wall seconds, the process's CPU seconds,
+   * the forward passes' and the log-softmax's seconds.
    */
-  void run(List<PaddedBatches.Micro> batches, int at, Tally tally) {
-    var cpu =
+  Map<String, Object> run(List<PaddedBatches.Micro> batches) {
+    var os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long[] phases = new long[2];
-    Map<String, Double> threads0 = ThreadCpu.snapshot();
-    long cpu0 = cpu.getProcessCpuTime();
+    long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
-    int examples = withoutGrad(() -> runAll(batches, values, at, phases));
-    double seconds = (System.nanoTime() - t0) / 1e9;
-    tally.add(
-        examples,
-        seconds,
-        Map.of(
-            "forward_s", phases[0] / 1e9,
-            "log_softmax_gather_sum_s", phases[1] / 1e9,
-            "cpu_s", (cpu.getProcessCpuTime() - cpu0) / 1e9));
-    tally.addThreadCpu(ThreadCpu.groups(threads0, ThreadCpu.snapshot()));
+    int examples = withoutGrad(() -> runAll(batches, values, phases));
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("rows", examples);
+    r.put("seconds", (System.nanoTime() - t0) / 1e9);
+    r.put("cpu_seconds", (os.getProcessCpuTime() - cpu0) / 1e9);
+    r.put("forward_s", phases[0] / 1e9);
+    r.put("log_softmax_gather_sum_s", phases[1] / 1e9);
+    return r;
   }
 
-  /** Every row's values so far: chosen_logp, rejected_logp, chosen_tokens, rejected_tokens. */
+  /** Every row's values: chosen_logp, rejected_logp, chosen_tokens, rejected_tokens. */
   float[][] values() {
     return values;
   }
 
-  private int runAll(List<PaddedBatches.Micro> batches, float[][] out, int at, long[] phases) {
-    int row = at;
+  private int runAll(List<PaddedBatches.Micro> batches, float[][] out, long[] phases) {
+    int row = 0;
     for (PaddedBatches.Micro m : batches) {
       micro(m, out, row, phases);
       row += m.examples();
     }
-    return row - at;
+    return row;
   }
 
   /** Runs {@code work} with autograd off, as the runner does on every compute thread. */
-  private static int withoutGrad(java.util.function.IntSupplier work) {
+  private static int withoutGrad(IntSupplier work) {
     boolean grad = JniUtils.isGradMode();
     JniUtils.setGradMode(false);
     try {
@@ -103,12 +101,12 @@ final class BareLoop {
     }
   }
 
-  /** {@code CausalLmLogprobRunner}'s arithmetic, chunk for chunk, so that the bits are the same. */
+  /** Log-softmax, gather, mask and sum, in chunks of rows of at most 256 MiB of log-softmax. */
   private void logprobSums(NDArray logits, PaddedBatches.Micro m, NDManager scope, float[] sums) {
     int rows = m.rows();
     int steps = m.steps();
     long perRow = (long) steps * model.width() * 4;
-    int chunk = (int) Math.max(1, Math.min(rows, LOG_SOFTMAX_BYTES / perRow));
+    int chunk = (int) Math.max(1, Math.min(rows, MemoryModel.LOG_SOFTMAX_BYTES / perRow));
     for (int from = 0; from < rows; from += chunk) {
       int n = Math.min(chunk, rows - from);
       try (NDManager part = scope.newSubManager()) {

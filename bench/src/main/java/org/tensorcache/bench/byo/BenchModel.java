@@ -5,51 +5,68 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.bench.fixture.Files2;
 
 /**
- * The benchmark's seeded Llama and preference data set, made once by {@code
- * scripts/make_bench_model.py} under the work directory and reused by later runs: the exported
- * model directory, the Hugging Face directory it was exported from, and the data set.
+ * The benchmark's seeded Qwen2 models and preference data sets, made by {@code
+ * scripts/make_bench_model.py} under the work directory once per seed and sizes and reused by later
+ * runs: per model ({@code small}, {@code wide}) the Hugging Face directory TRL loads, the format-2
+ * export (body and output head) the fill runs and the format-1 export (logits at every position)
+ * the bare loop runs; the rows ({@code prefs.jsonl}) and the long rows ({@code long.jsonl}).
  *
  * @param dir where it was made
  * @param info {@code bench-model.json}: sizes, token lengths, versions
  */
-public record BenchModel(Path dir, JsonNode info) {
+record BenchModel(Path dir, JsonNode info) {
+  /** The models compared, in order. */
+  static final List<String> MODELS = List.of("small", "wide");
+
   private static final String INFO = "bench-model.json";
 
   /**
-   * The model of {@code seed} with {@code rows} rows under {@code workDir}, made with {@code
-   * python} when missing; null when it is missing and cannot be made (no usable Python), saying so.
+   * The models of {@code size} under {@code workDir}, made with {@code python} when missing; null
+   * when missing and not makeable (no usable Python), saying so.
    */
-  public static BenchModel obtain(PythonEnv python, Path workDir, int rows, long seed)
+  static BenchModel obtain(PythonEnv python, Path workDir, ByoSize size)
       throws IOException, InterruptedException {
-    Path dir = workDir.resolve("bench-model-s" + seed + "-n" + rows + "-sdpa").toAbsolutePath();
+    String key =
+        String.format(
+            "bench-model-s%d-n%d-l%d-b%s-v%s",
+            ByoSize.SEED,
+            size.madeRows(),
+            size.madeLongRows(),
+            size.body() == null ? "default" : size.body().replace(',', 'x'),
+            size.tokenizerVocab() == 0 ? "default" : Integer.toString(size.tokenizerVocab()));
+    Path dir = workDir.resolve(key).toAbsolutePath();
     BenchModel cached = read(dir);
     if (cached != null) {
-      System.out.println("bench model: reusing " + dir);
+      System.out.println("bench models: reusing " + dir);
       return cached;
     }
     if (!python.usable()) {
       System.out.println(
-          "left out: no bench model at " + dir + " and no Python to make it: " + python.reason());
+          "left out: no bench models at "
+              + dir
+              + " and no Python to make them: "
+              + python.reason());
       return null;
     }
     Files2.fresh(dir);
     Files.delete(dir); // the script makes it, and refuses a non-empty one
     Path script = scripts().resolve("make_bench_model.py");
-    System.out.printf("bench model: making %s with %s (%s)%n", dir, script, python.executable());
-    List<String> command =
-        List.of(
-            python.executable(),
-            script.toString(),
-            "--out",
-            dir.toString(),
-            "--rows",
-            Integer.toString(rows),
-            "--seed",
-            Long.toString(seed));
+    System.out.printf("bench models: making %s with %s (%s)%n", dir, script, python.executable());
+    List<String> command = new ArrayList<>(List.of(python.executable(), script.toString()));
+    command.addAll(List.of("--out", dir.toString(), "--seed", Long.toString(ByoSize.SEED)));
+    command.addAll(List.of("--rows", Integer.toString(size.madeRows())));
+    command.addAll(List.of("--long-rows", Integer.toString(size.madeLongRows())));
+    if (size.body() != null) {
+      command.addAll(List.of("--body", size.body()));
+    }
+    if (size.tokenizerVocab() > 0) {
+      command.addAll(List.of("--tokenizer-vocab", Integer.toString(size.tokenizerVocab())));
+    }
     int code = PythonEnv.exec(command, 1800);
     BenchModel made = read(dir);
     if (code != 0 || made == null) {
@@ -65,70 +82,103 @@ public record BenchModel(Path dir, JsonNode info) {
         : null;
   }
 
-  /** The repository's {@code scripts} directory, from the working directory (the launcher's). */
-  static Path scripts() {
-    Path dir = Path.of("scripts").toAbsolutePath();
-    if (!Files.isRegularFile(dir.resolve("make_bench_model.py"))) {
-      throw new IllegalStateException(
-          "no scripts/make_bench_model.py under "
-              + Path.of("").toAbsolutePath()
-              + ": run the benchmark from the repository's root (./tensorcache bench)");
-    }
-    return dir;
-  }
-
-  /** The exported model directory (model.pt, tokenizer.json). */
-  public Path modelDir() {
-    return dir.resolve(info.path("files").path("model_dir").asText("model"));
-  }
-
-  /** The Hugging Face model directory the Python reference loads. */
-  public Path hfDir() {
-    return dir.resolve(info.path("files").path("hf_dir").asText("hf"));
-  }
-
   /**
-   * The data set of the first {@code rows} rows: the made file itself, or a copy of its head beside
-   * it.
+   * The repository's {@code scripts} directory: under the working directory (the launcher's) or the
+   * nearest directory above it that has one (a module's, where its tests run).
    */
-  public Path dataset(int rows) throws IOException {
-    Path all = dir.resolve(info.path("files").path("dataset").asText("prefs.jsonl"));
-    if (rows == info.path("rows").asInt()) {
+  static Path scripts() {
+    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+      if (Files.isRegularFile(d.resolve("scripts").resolve("make_bench_model.py"))) {
+        return d.resolve("scripts");
+      }
+    }
+    throw new IllegalStateException(
+        "no scripts/make_bench_model.py under "
+            + Path.of("").toAbsolutePath()
+            + " or above it: run the benchmark from the repository (./tensorcache bench)");
+  }
+
+  private JsonNode model(String name) {
+    JsonNode m = info.path("models").path(name);
+    if (m.isMissingNode()) {
+      throw new IllegalArgumentException(
+          "model '" + name + "' not in " + dir.resolve(INFO) + ", expected one of " + MODELS);
+    }
+    return m;
+  }
+
+  /** The Hugging Face directory of model {@code name} (what TRL loads). */
+  Path hfDir(String name) {
+    return dir.resolve(model(name).path("hf_dir").asText());
+  }
+
+  /** The format-2 export of model {@code name}: body.pt, head.pt (what the fill runs). */
+  Path modelDir(String name) {
+    return dir.resolve(model(name).path("model_dir").asText());
+  }
+
+  /** The format-1 export of model {@code name}: one model.pt returning logits everywhere. */
+  Path logitsDir(String name) {
+    return dir.resolve(model(name).path("model_logits_dir").asText());
+  }
+
+  /** The first {@code rows} rows: the made file itself, or a copy of its head beside it. */
+  Path dataset(int rows) throws IOException {
+    return head(info.path("files").path("dataset").asText("prefs.jsonl"), rows);
+  }
+
+  /** The first {@code rows} long rows (1,500 to 2,048 tokens each). */
+  Path longDataset(int rows) throws IOException {
+    return head(info.path("files").path("long_dataset").asText("long.jsonl"), rows);
+  }
+
+  private Path head(String file, int rows) throws IOException {
+    Path all = dir.resolve(file);
+    List<String> lines = Files.readAllLines(all);
+    if (rows == lines.size()) {
       return all;
     }
-    List<String> lines = Files.readAllLines(all);
     if (rows > lines.size()) {
       throw new IllegalArgumentException(
           rows + " rows asked of " + all + ", which has " + lines.size());
     }
-    Path head = dir.resolve("prefs-" + rows + ".jsonl");
+    String name = file.replaceFirst("\\.jsonl$", "");
+    Path head = dir.resolve(name + "-" + rows + ".jsonl");
     if (!Files.exists(head) || !Files.readAllLines(head).equals(lines.subList(0, rows))) {
       Files.write(head, lines.subList(0, rows));
     }
     return head;
   }
 
-  /** A line about the model and data for the table's heading. */
-  public String describe() {
+  /** A line about model {@code name} for the table's heading. */
+  String describe(String name) {
+    JsonNode m = model(name);
     JsonNode t = info.path("sequence_tokens");
     return String.format(
-        "%s of %.1f M parameters (hidden %d, %d layers, %d heads, %d key/value heads, vocabulary"
-            + " %d, %s attention), sequences of %d to %d tokens (mean %.0f)",
-        info.path("architecture").asText(),
-        info.path("parameters").asLong() / 1e6,
+        "%s %s of %.1f M parameters (hidden %d, %d layers, %d heads, %d key/value heads,"
+            + " vocabulary %,d, %s attention); rows of %d to %d tokens (p50 %d, p90 %d)",
+        name,
+        m.path("architecture").asText(),
+        m.path("parameters").asLong() / 1e6,
         info.path("hidden_size").asInt(),
         info.path("layers").asInt(),
         info.path("attention_heads").asInt(),
         info.path("key_value_heads").asInt(),
-        info.path("vocab_size").asInt(),
+        m.path("vocab_size").asInt(),
         info.path("attn_implementation").asText(),
         t.path("min").asInt(),
         t.path("max").asInt(),
-        t.path("mean").asDouble());
+        t.path("p50").asInt(),
+        t.path("p90").asInt());
   }
 
-  /** The attention implementation the model was made and traced with. */
-  String attention() {
-    return info.path("attn_implementation").asText("eager");
+  /** Model {@code name}'s vocabulary. */
+  int vocab(String name) {
+    return model(name).path("vocab_size").asInt();
+  }
+
+  /** Model {@code name}'s parameters. */
+  long parameters(String name) {
+    return model(name).path("parameters").asLong();
   }
 }

@@ -1,227 +1,189 @@
 package org.tensorcache.bench.byo;
 
-import ai.djl.Device;
-import ai.djl.pytorch.jni.JniUtils;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import org.tensorcache.actors.cache.CacheDefinition;
+import java.util.Map;
 import org.tensorcache.bench.fixture.Files2;
-import org.tensorcache.launch.JobDefinitions;
-import org.tensorcache.model.data.Example;
-import org.tensorcache.model.data.TokenizedPreference;
-import org.tensorcache.model.hf.Truncation;
-import org.tensorcache.model.lm.TinyLm;
-import org.tensorcache.model.usermodel.UserModel;
+import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.model.batch.BudgetSettings;
+import org.tensorcache.model.batch.TokenBudget;
 
 /**
- * Bring your own model: fill examples/s of a user's Hugging Face model (a seeded Llama exported
- * with {@code scripts/export_hf_model.py}) through the embedded node, next to a bare DJL loop over
- * the same traced model and batches and to the same model in Python PyTorch eager mode, at the same
- * micro-batch and thread count; checks that the three agree. An example is one preference row (its
- * chosen and its rejected sequence).
- *
- * <p>The rows are measured in chunks, each chunk by the three in turn (the order rotating from
- * chunk to chunk), so that the drift of a shared machine's speed falls on all three alike.
+ * Bring your own model: TensorCache's fill of a user's exported model through the embedded node,
+ * next to TRL 1.13's own reference log-prob precompute ({@code DPOTrainer} with {@code
+ * precompute_ref_log_probs=True}) at its default batch of 8 and at its best batch size, and next to
+ * a bare DJL loop over fixed micro-batches of a logits model (what the product did before), on the
+ * same rows, threads and machine, for two seeded Qwen2 models: {@code small} (an 8k vocabulary) and
+ * {@code wide} (151,936 ids). Each measurement runs in a process of its own and reports its
+ * examples/s and its peak resident memory; a sweep picks TRL's best batch size first, then rounds
+ * take the four in turn, so that a shared machine's drift falls on all alike. Also: a sweep of the
+ * fill's token budget, a memory check of the wide model on rows of up to 2,048 tokens, and the
+ * values checked against TRL's.
  */
 public final class ByoBench {
-  static final int MICRO_BATCH = 16;
-  static final int ROWS = 512;
-  static final int QUICK_ROWS = 128;
-  static final int CHUNK_ROWS = 128;
-  static final int QUICK_CHUNK_ROWS = 64;
-  static final int WARMUP_BATCHES = 2;
-  static final int MAX_LENGTH = 1024;
-  static final long SEED = 20261123;
-
-  /** Rows the Python run with the other attention implementation takes, in the full run only. */
-  static final int OTHER_ATTENTION_ROWS = 128;
-
   private ByoBench() {}
 
   /**
    * Runs the part: files under {@code work/byo}, results in {@code resultsDir/byo.json} and {@code
-   * byo.png}; a missing Python leaves out what needs it, saying so.
+   * byo.png}; what needs a missing Python is left out, saying so.
    */
-  public static void run(Path work, Path resultsDir, boolean quick) throws Exception {
+  public static void run(Path work, Path resultsDir, RunSize runSize) throws Exception {
+    long t0 = System.nanoTime();
+    ByoSize size = ByoSize.of(runSize);
     Path dir = Files.createDirectories(work.resolve("byo")).toAbsolutePath();
-    int rows = quick ? QUICK_ROWS : ROWS;
-    int chunkRows = quick ? QUICK_CHUNK_ROWS : CHUNK_ROWS;
-    PythonEnv python = PythonEnv.find(dir);
+    int threads = Runtime.getRuntime().availableProcessors();
+    List<String> jvm = ChildRun.jvmOptions(threads, runSize == RunSize.SMOKE);
+    // a smoke run takes seconds: it installs nothing
+    PythonEnv python = runSize == RunSize.SMOKE ? PythonEnv.existing(dir) : PythonEnv.find(dir);
     System.out.println(
         python.usable()
             ? "python: " + python.executable() + " (" + python.origin() + ")"
-            : "python: none usable (" + python.reason() + ")");
-    BenchModel bench = BenchModel.obtain(python, dir, ROWS, SEED);
-    if (bench == null) {
-      return;
-    }
-    Path run = Files2.fresh(dir.resolve("run"));
-    // the cache exactly as `tensorcache fill --model-dir DIR --dataset FILE ...` defines it
-    CacheDefinition definition =
-        JobDefinitions.definition(
-            "--data-dir", run.resolve("data").toString(),
-            "--model-dir", bench.modelDir().toString(),
-            "--dataset", bench.dataset(rows).toString(),
-            "--format", "text",
-            "--runner", "logprob",
-            "--max-length", Integer.toString(MAX_LENGTH),
-            "--truncation-mode", "keep_start",
-            "--micro-batch", Integer.toString(MICRO_BATCH),
-            "--range-size", Integer.toString(chunkRows),
-            "--cache-name", "byo-ref");
-    List<TokenizedPreference> prepared = new ArrayList<>();
-    for (Example e : definition.data().examples()) {
-      prepared.add(Example.as(TokenizedPreference.class, e, "byo"));
-    }
-    Truncation truncation = new Truncation(MAX_LENGTH, Truncation.Mode.KEEP_START);
-    ByoReport report = new ByoReport(bench, rows, MICRO_BATCH, chunkRows, quick);
-    Device device = TinyLm.device();
-    String torchDevice = device.isGpu() ? "cuda:" + device.getDeviceId() : "cpu";
-    Tally bare = new Tally();
-    Tally fill = new Tally();
-    Tally eager = new Tally();
-    try (UserModel user = UserModel.open(bench.modelDir(), UserModel.Runner.LOGPROB, truncation)) {
-      int padId = Math.max(0, user.directory().padTokenId()); // as the runner pads
-      long p0 = System.nanoTime();
-      List<PaddedBatches.Micro> batches =
-          PaddedBatches.of(prepared, truncation, padId, MICRO_BATCH);
-      report.padS((System.nanoTime() - p0) / 1e9);
-      BareLoop loop = new BareLoop(user.model(), rows);
-      int threads = JniUtils.getNumThreads();
-      report.jvmThreads(threads, JniUtils.getNumInteropThreads(), device.toString());
-      EagerReference py = null;
-      if (!python.usable()) {
-        report.eagerLeftOut("no Python with torch and transformers: " + python.reason());
-      } else {
-        Path sequences = run.resolve("sequences.jsonl");
-        PaddedBatches.writeSequences(prepared, truncation, sequences);
-        System.out.printf(
-            "(b) Python eager: loading, torch.set_num_threads(%d), warm-up%n", threads);
-        try {
-          py =
-              EagerReference.start(
-                  python,
-                  bench.hfDir(),
-                  sequences,
-                  MICRO_BATCH,
-                  chunkRows,
-                  threads,
-                  padId,
-                  WARMUP_BATCHES,
-                  bench.attention(),
-                  torchDevice,
-                  run.resolve("bench_eager.log"));
-          report.eagerAbout(py);
-        } catch (IOException e) {
-          report.eagerLeftOut("scripts/bench_eager.py failed: " + e.getMessage());
-        }
+            : "python: none usable (" + python.reason() + "): TRL is left out");
+    ByoReport report = new ByoReport(size, threads, jvm, python);
+    BenchModel bench = BenchModel.obtain(python, dir, size);
+    if (bench != null) {
+      Path run = Files2.fresh(dir.resolve("run-" + runSize.label()));
+      Runs runs = new Runs(python, run, threads, jvm);
+      System.out.printf(
+          "each measurement in its own process with %d threads (torch in Python; a JVM with %s)"
+              + " after a warm-up on its first rows; files in %s%n",
+          threads, String.join(" ", jvm), run);
+      for (String model : BenchModel.MODELS) {
+        report.add(measure(bench, model, size, runs));
       }
-      System.out.printf("(a) bare DJL loop: warm-up, libtorch %d threads on %s%n", threads, device);
-      loop.warmUp(batches.subList(0, WARMUP_BATCHES));
-      System.out.println("(T) TensorCache: starting the embedded node, warm-up fill");
-      int perChunk = chunkRows / MICRO_BATCH;
-      try (NodeFill node =
-          NodeFill.start(definition, chunkRows, WARMUP_BATCHES * MICRO_BATCH, run)) {
-        for (int k = 0; k < node.chunks(); k++) {
-          for (int step = 0; step < 3; step++) {
-            switch ((k + step) % 3) {
-              case 0 ->
-                  loop.run(batches.subList(k * perChunk, (k + 1) * perChunk), k * chunkRows, bare);
-              case 1 -> node.fill(k, k * chunkRows, fill);
-              default -> py = eagerChunk(py, eager, report);
-            }
-          }
-          System.out.printf(
-              "rows %d-%d: (T) %.2f, (a) %.2f, (b) %s examples/s%n",
-              k * chunkRows,
-              (k + 1) * chunkRows - 1,
-              last(fill),
-              last(bare),
-              py == null ? "-" : String.format("%.2f", last(eager)));
-        }
-        report.jvm(bare, loop.values(), fill, node);
-        if (py != null) {
-          try {
-            report.eager(eager, py.finish());
-          } catch (IOException e) {
-            report.eagerLeftOut("scripts/bench_eager.py failed: " + e.getMessage());
-            py = null;
-          }
-        }
-      } finally {
-        if (py != null) {
-          py.close();
-        }
-      }
-      if (!quick && py != null) {
-        try {
-          report.otherAttention(
-              otherAttention(python, bench, prepared, truncation, padId, threads, torchDevice, run),
-              bench.attention().equals("sdpa") ? "eager" : "sdpa");
-        } catch (IOException e) {
-          System.out.println("(b') left out: " + e.getMessage());
-        }
-      }
+      report.memoryCheck(MemoryCheck.run(bench, size, runs));
+    } else {
+      report.leftOut("no bench models and no Python to make them: " + python.reason());
     }
-    report.printAndWrite(resultsDir);
+    report.printAndWrite(resultsDir, (System.nanoTime() - t0) / 1e9);
   }
 
-  /** Times the next chunk in Python; on failure says so and returns null (left out from then). */
-  private static EagerReference eagerChunk(EagerReference py, Tally eager, ByoReport report) {
-    if (py == null) {
-      return null;
-    }
-    try {
-      py.chunk(eager);
-      return py;
-    } catch (IOException e) {
-      py.close();
-      report.eagerLeftOut("scripts/bench_eager.py failed: " + e.getMessage());
-      return null;
-    }
-  }
-
-  /** The first rows with the attention the model was not traced with, for information. */
-  private static Tally otherAttention(
-      PythonEnv python,
-      BenchModel bench,
-      List<TokenizedPreference> prepared,
-      Truncation truncation,
-      int padId,
-      int threads,
-      String device,
-      Path run)
+  private static ModelRun measure(BenchModel bench, String name, ByoSize size, Runs runs)
       throws IOException, InterruptedException {
-    int rows = Math.min(OTHER_ATTENTION_ROWS, prepared.size());
-    String attention = bench.attention().equals("sdpa") ? "eager" : "sdpa";
-    Path head = run.resolve("sequences-" + attention + ".jsonl");
-    PaddedBatches.writeSequences(prepared.subList(0, rows), truncation, head);
-    System.out.printf("(b') Python eager with %s attention, first %d rows%n", attention, rows);
-    Tally t = new Tally();
-    try (EagerReference py =
-        EagerReference.start(
-            python,
-            bench.hfDir(),
-            head,
-            MICRO_BATCH,
-            rows,
-            threads,
-            padId,
-            WARMUP_BATCHES,
-            attention,
-            device,
-            run.resolve("bench_eager_" + attention + ".log"))) {
-      py.chunk(t);
-      py.finish();
+    ByoSize.Rows rows = size.rows(name);
+    runs.model(name, rows.warmupRows());
+    Path data = bench.dataset(rows.rows());
+    int sweepRows = Math.min(rows.rows(), rows.sweepRows());
+    Path sweepData = bench.dataset(sweepRows);
+    long weights = bench.parameters(name) * 4L;
+    int def = ByoSize.TRL_DEFAULT_BATCH;
+    ModelRun m;
+    Map<Integer, Long> trlBytes = new LinkedHashMap<>();
+    Map<Integer, Long> sweepBytes = new LinkedHashMap<>();
+    long bareBytes;
+    try (Padding padding =
+        Padding.of(
+            bench.modelDir(name),
+            data,
+            ByoSize.MAX_LENGTH,
+            BudgetSettings.DEFAULT,
+            bench.vocab(name))) {
+      m = new ModelRun(name, bench.describe(name), padding.figures());
+      for (int b : size.trlBatches()) {
+        trlBytes.put(b, trlBytes(padding.largestLogitsBytes(b, rows.rows()), weights));
+        sweepBytes.put(b, trlBytes(padding.largestLogitsBytes(b, sweepRows), weights));
+      }
+      trlBytes.put(def, trlBytes(padding.largestLogitsBytes(def, rows.rows()), weights));
+      // the logits of a micro-batch, two chunks of log-softmax, the weights
+      bareBytes =
+          padding.largestLogitsBytes(ByoSize.BARE_MICRO_BATCH, rows.rows())
+              + (512L << 20)
+              + weights;
     }
-    return t;
+    System.out.printf("== %s; %d rows ==%n", m.description, rows.rows());
+    m.sweepRows = sweepRows;
+    for (int b : size.trlBatches()) {
+      if (m.trlSweep.keySet().stream().anyMatch(earlier -> earlier >= sweepRows)) {
+        continue; // one batch of every row already: a larger batch is the same computation
+      }
+      Path values = rows.sweepIsFirstRound() ? trlValues(runs, name, b) : null;
+      Measurement x = runs.trl(bench.hfDir(name), sweepData, b, values, sweepBytes.get(b));
+      m.trlSweep.put(b, x);
+      print(name, "TRL sweep, batch " + b + ", first " + sweepRows + " rows", x);
+    }
+    int best = m.pickBest();
+    System.out.printf("%s: TRL's best batch size in the sweep: %s%n", name, best < 0 ? "-" : best);
+    for (int r = 0; r < size.rounds(); r++) {
+      boolean first = r == 0;
+      boolean reuse = first && rows.sweepIsFirstRound();
+      Map<String, Measurement> round = new LinkedHashMap<>();
+      m.rounds.add(round);
+      String at = " round " + (r + 1) + "/" + size.rounds();
+      Path tcValues = first ? runs.file(name + "-tensorcache-values.json") : null;
+      Measurement tc = runs.fill(bench.modelDir(name), data, ByoSize.MAX_LENGTH, 0, tcValues);
+      round.put("tensorcache", tc);
+      print(name, "(a) TensorCache fill," + at, tc);
+      Measurement d =
+          reuse && m.trlSweep.containsKey(def)
+              ? m.trlSweep.get(def)
+              : runs.trl(
+                  bench.hfDir(name),
+                  data,
+                  def,
+                  first ? trlValues(runs, name, def) : null,
+                  trlBytes.get(def));
+      round.put("trl_default", d);
+      print(name, "(b) TRL batch " + def + "," + at, d);
+      Measurement b;
+      if (best == def) {
+        b = d;
+      } else if (best < 0) {
+        b = Measurement.missing("no batch size of the sweep ran");
+      } else if (reuse) {
+        b = m.trlSweep.get(best);
+      } else {
+        Path v = first ? trlValues(runs, name, best) : null;
+        b = runs.trl(bench.hfDir(name), data, best, v, trlBytes.get(best));
+      }
+      round.put("trl_best", b);
+      print(name, "(b) TRL best batch " + best + (best == def ? " (same runs)" : "") + "," + at, b);
+      Path bareValues = first ? runs.file(name + "-bare-values.json") : null;
+      Measurement bare = runs.bare(bench.logitsDir(name), data, bareValues, bareBytes);
+      round.put("bare_loop", bare);
+      print(name, "(c) bare DJL loop, format 1, 8 rows," + at, bare);
+    }
+    Path reference = trlValues(runs, name, def);
+    if (!Files.isRegularFile(reference) && best > 0) {
+      reference = trlValues(runs, name, best);
+    }
+    m.values.put("trl_values", reference.getFileName().toString());
+    m.values.put(
+        "tensorcache_vs_trl",
+        Agreement.check(runs.file(name + "-tensorcache-values.json"), reference));
+    m.values.put(
+        "bare_loop_vs_trl", Agreement.check(runs.file(name + "-bare-values.json"), reference));
+    System.out.printf("%s: values against TRL's: %s%n", name, m.values);
+    for (int tokens : size.budgets()) {
+      Measurement x =
+          size.budgetSweepReusesRound() && tokens == TokenBudget.DEFAULT_BATCH_TOKENS
+              ? m.rounds.get(0).get("tensorcache")
+              : runs.fill(bench.modelDir(name), data, ByoSize.MAX_LENGTH, tokens, null);
+      m.budgetSweep.put(tokens, x);
+      print(name, "(a) TensorCache fill, --batch-tokens " + tokens, x);
+    }
+    return m;
   }
 
-  private static double last(Tally t) {
-    List<Double> rates = t.chunkRates();
-    return rates.isEmpty() ? Double.NaN : rates.get(rates.size() - 1);
+  /** Bytes TRL is expected to hold: its largest logits, a row's log-sum-exp, the weights. */
+  private static long trlBytes(long logits, long weights) {
+    return logits + logits / 4 + weights;
+  }
+
+  private static Path trlValues(Runs runs, String model, int batch) {
+    return runs.file(model + "-trl-b" + batch + "-values.json");
+  }
+
+  /** Prints one measurement's line. */
+  static void print(String model, String what, Measurement x) {
+    if (x.ok()) {
+      System.out.printf(
+          "%-6s %-52s %9.3f examples/s (%.1f s), peak RSS %,6d MiB%n",
+          model, what, x.examplesPerS(), x.seconds(), ProcMemory.mib(x.peakRss()));
+    } else {
+      System.out.printf("%-6s %-52s left out: %s%n", model, what, x.why());
+    }
   }
 }

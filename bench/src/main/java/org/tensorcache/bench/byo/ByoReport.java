@@ -1,237 +1,235 @@
 package org.tensorcache.bench.byo;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Results;
 
 /**
- * The part's figures as they come in; prints the table with the ratios and targets and the value
- * checks, and writes {@code byo.json} and {@code byo.png}. Targets are printed, never enforced.
+ * The part's results: prints the medians, ratios and targets, and writes {@code byo.json} and
+ * {@code byo.png}. Targets are reported with whether they were met, never enforced.
  */
 final class ByoReport {
-  private static final double TARGET_VS_BARE = 0.95;
-  private static final double TARGET_VS_EAGER = 1.0;
-  private static final String RATE = "fill examples/s";
+  private static final double TARGET_VS_TRL_DEFAULT = 2.0;
+  private static final double TARGET_VS_TRL_BEST = 1.5;
 
-  private final BenchModel bench;
+  private final ByoSize size;
   private final Map<String, Object> json = new LinkedHashMap<>();
-  private final Map<String, Object> threads = new LinkedHashMap<>();
-  private final Map<String, Object> profile = new LinkedHashMap<>();
-  private Tally bare;
-  private Tally fill;
-  private Tally eager;
-  private Tally other;
-  private String otherAttention;
-  private float[][] bareValues;
-  private float[][] fillValues;
-  private float[][] eagerValues;
-  private String eagerAttention;
-  private String eagerVersions;
-  private String eagerLeftOut;
+  private final List<ModelRun> models = new ArrayList<>();
+  private Map<String, Object> memoryCheck;
 
-  ByoReport(BenchModel bench, int rows, int microBatch, int chunkRows, boolean quick) {
-    this.bench = bench;
+  ByoReport(ByoSize size, int threads, List<String> jvmOptions, PythonEnv python) {
+    this.size = size;
     json.put("benchmark", "byo");
     json.put("when", Instant.now().toString());
-    json.put("machine", Results.machine());
-    json.put("quick", quick);
-    json.put("model", bench.info());
+    Map<String, Object> machine = new LinkedHashMap<>(Results.machine());
+    machine.put("cpu", cpu());
+    machine.put("memory_total_mib", ProcMemory.mib(ProcMemory.total()));
+    machine.put("memory_available_mib_at_start", ProcMemory.mib(ProcMemory.available()));
+    machine.put("load_average_at_start", ProcMemory.loadAverage());
+    json.put("machine", machine);
+    json.put("size", size.size().label());
+    Map<String, Object> rows = new LinkedHashMap<>();
+    size.models()
+        .forEach(
+            (name, r) ->
+                rows.put(
+                    name,
+                    Map.of(
+                        "rows", r.rows(),
+                        "trl_sweep_rows", Math.min(r.rows(), r.sweepRows()),
+                        "warmup_rows", r.warmupRows())));
     json.put("rows", rows);
-    json.put("micro_batch_rows", microBatch);
-    json.put("sequences_per_forward", 2 * microBatch);
-    json.put("chunk_rows", chunkRows);
-  }
-
-  void padS(double seconds) {
-    profile.put("bare_padding_all_rows_s", round(seconds, 4));
-  }
-
-  void jvmThreads(int intraOp, int interOp, String device) {
-    threads.put("jvm_libtorch_intra_op", intraOp);
-    threads.put("jvm_libtorch_inter_op", interOp);
-    threads.put("jvm_device", device);
-  }
-
-  void jvm(Tally bare, float[][] bareValues, Tally fill, NodeFill node) {
-    this.bare = bare;
-    this.fill = fill;
-    this.bareValues = bareValues;
-    this.fillValues = node.values();
-    threads.put("node_compute_thread_intra_op", node.computeThreads());
-    threads.put("node_compute_thread", node.computeThread());
-    parts("bare", bare);
-    parts("fill", fill);
-  }
-
-  void eagerAbout(EagerReference py) {
-    eagerAttention = py.attention();
-    eagerVersions = py.versions();
-    threads.put("python_torch_intra_op", py.threads());
-    threads.put("python_torch_inter_op", py.interopThreads());
-    json.put("python", eagerVersions + ", " + eagerAttention + " attention, torch.no_grad()");
-  }
-
-  void eager(Tally eager, float[][] values) {
-    this.eager = eager;
-    this.eagerValues = values;
-    parts("python", eager);
-  }
-
-  void otherAttention(Tally other, String attention) {
-    this.other = other;
-    this.otherAttention = attention;
-  }
-
-  void eagerLeftOut(String why) {
-    eager = null;
-    eagerLeftOut = why;
-    json.put("python_eager_left_out", why);
-    System.out.println("(b) left out: " + why);
-  }
-
-  private void parts(String side, Tally t) {
-    for (var e : t.parts().entrySet()) {
-      if (e.getKey().equals("cpu_s")) {
-        profile.put(side + "_cpu_us_per_example", Math.round(e.getValue() * 1e6 / t.examples()));
-      } else {
-        profile.put(side + "_" + e.getKey(), round(e.getValue(), 3));
-      }
-    }
-    profile.put(side + "_seconds", round(t.seconds(), 3));
-    if (!t.threadCpu().isEmpty()) {
-      Map<String, Double> top = new LinkedHashMap<>();
-      t.threadCpu().entrySet().stream()
-          .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-          .limit(8)
-          .forEach(e -> top.put(e.getKey(), round(e.getValue(), 2)));
-      json.put(side + "_cpu_s_by_thread", top);
-      System.out.println(side + ": CPU seconds by thread (top 8): " + top);
-    }
-    json.put(
-        side + "_chunk_examples_per_s", t.chunkRates().stream().map(r -> round(r, 3)).toList());
-  }
-
-  void printAndWrite(Path resultsDir) throws IOException {
-    double t = fill.rate();
-    System.out.printf(
-        "== bring your own model: %s; %d rows, micro-batch %d rows (%d sequences), chunks of %d"
-            + " rows taken by each in turn ==%n",
-        bench.describe(),
-        fill.examples(),
-        json.get("micro_batch_rows"),
-        json.get("sequences_per_forward"),
-        json.get("chunk_rows"));
-    System.out.printf("%-80s %11s %7s %s%n", "figure", "examples/s", "ratio", "target");
-    System.out.printf(
-        "%-80s %11.2f%n", "(T) TensorCache fill, embedded node, StartFill to all persisted", t);
-    json.put("tensorcache_examples_per_s", round(t, 3));
-    json.put("bare_djl_examples_per_s", round(bare.rate(), 3));
-    Map<String, Object> targets = new LinkedHashMap<>();
-    row(
-        "(a) bare DJL loop, same TorchScript model and padded batches",
-        bare,
-        TARGET_VS_BARE,
-        "tensorcache_vs_bare_djl",
-        targets);
-    if (eager != null) {
-      json.put("python_eager_examples_per_s", round(eager.rate(), 3));
-      row(
-          "(b) Python eager, " + eagerVersions + ", " + eagerAttention + " attention",
-          eager,
-          TARGET_VS_EAGER,
-          "tensorcache_vs_python_eager",
-          targets);
-    } else {
-      System.out.printf("%-80s %s%n", "(b) Python eager", "left out: " + eagerLeftOut);
-    }
-    if (other != null) {
-      System.out.printf(
-          "%-80s %11.2f %7.3f (no target; measured after, not interleaved)%n",
-          "(b') Python eager, "
-              + otherAttention
-              + " attention, first "
-              + other.examples()
-              + " rows",
-          other.rate(),
-          t / other.rate());
-      json.put("python_eager_" + otherAttention + "_examples_per_s", round(other.rate(), 3));
-      json.put("python_eager_" + otherAttention + "_rows", other.examples());
-    }
-    json.put("targets", targets);
-    System.out.println("threads: " + threads);
+    json.put("rounds", size.rounds());
     json.put("threads", threads);
     json.put(
-        "checks",
-        Agreement.check(
-            fillValues, bareValues, eager == null ? null : eagerValues, fill.examples()));
-    System.out.println("profile (seconds unless named): " + profile);
-    json.put("profile", profile);
-    Results.write(resultsDir.resolve("byo.json"), json);
-    Map<String, Double> bars = new LinkedHashMap<>();
-    bars.put("TensorCache", t);
-    bars.put("bare DJL loop", bare.rate());
-    if (eager != null) {
-      bars.put("Python, " + eagerAttention + " attn.", eager.rate());
-    }
-    if (other != null) {
-      bars.put("Python, " + otherAttention + " attn.", other.rate());
-    }
-    Charts.bars(
-        resultsDir.resolve("byo.png"),
-        "Bring your own model: DPO reference log-probs, micro-batch "
-            + json.get("micro_batch_rows"),
-        "examples/s (preference rows)",
-        Map.of(RATE, bars));
+        "python",
+        python.usable()
+            ? python.executable() + " (" + python.origin() + ")"
+            : "none usable: " + python.reason());
+    Map<String, Object> method = new LinkedHashMap<>();
+    method.put(
+        "order",
+        "per model, a sweep of TRL's batch size on its first rows (trl_sweep_rows) picks its best;"
+            + " then each round runs (a) TensorCache's fill, (b) TRL at batch 8, (b) TRL at its best"
+            + " batch (the batch-8 runs when that is 8), (c) the bare loop. Where the sweep times"
+            + " the same rows as the rounds, its runs are the first round's TRL runs");
+    method.put(
+        "processes",
+        "every measurement in a process of its own: Python for TRL, a child JVM ("
+            + String.join(" ", jvmOptions)
+            + ", OMP_WAIT_POLICY=PASSIVE) for (a) and (c); "
+            + threads
+            + " threads each (torch.set_num_threads, ai.djl.pytorch.num_threads)");
+    method.put(
+        "timing",
+        "(a) the fill from the coordinator's StartFill until every range is persisted, (b) TRL's"
+            + " DPOTrainer._precompute_ref_logps as scripts/bench_trl.py times it, (c) the loop over"
+            + " every row; never process start, model load or tokenization. Each process first"
+            + " computes its first rows (warmup_rows) once, untimed (TRL: --warmup-rows; (a): a warm-up cache of those rows filled"
+            + " through the same node; (c): those rows' micro-batches), so that no side pays"
+            + " first-call costs in its timing");
+    method.put(
+        "memory",
+        "peak_rss: VmHWM of the measurement's own process (load and warm-up included);"
+            + " rss_before_timed: VmRSS before the timed part; rss_after_load: VmRSS right after the"
+            + " model was loaded (JVM)");
+    method.put(
+        "settings",
+        "(a) format-2 export (body.pt + head.pt) at the default --batch-tokens and --memory-bound;"
+            + " (b) max_length 1024, truncation keep_start, float32, CPU; (c) format-1 export"
+            + " (model.pt, logits at every position), 8 rows per forward in data order, padded to"
+            + " the longest");
+    json.put("method", method);
   }
 
-  private void row(
-      String name, Tally reference, double target, String key, Map<String, Object> out) {
-    double ratio = fill.rate() / reference.rate();
-    boolean met = ratio >= target;
+  void add(ModelRun m) {
+    models.add(m);
+  }
+
+  /** Says that nothing was measured, and why. */
+  void leftOut(String why) {
+    json.put("left_out", why);
+  }
+
+  void memoryCheck(Map<String, Object> check) {
+    this.memoryCheck = check;
+  }
+
+  void printAndWrite(Path resultsDir, double seconds) throws IOException {
+    Map<String, Object> byModel = new LinkedHashMap<>();
+    List<Map<String, Object>> targets = new ArrayList<>();
     System.out.printf(
-        "%-80s %11.2f %7.3f >= %.2f: %s (per chunk: %s, median %.3f)%n",
-        name,
-        reference.rate(),
-        ratio,
-        target,
-        met ? "met" : "not met",
-        chunkRatios(reference),
-        median(chunkRatios(reference)));
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ratio", round(ratio, 3));
-    m.put("chunk_ratios", chunkRatios(reference));
-    m.put("median_chunk_ratio", round(median(chunkRatios(reference)), 3));
-    m.put("target", target);
-    m.put("met", met);
-    out.put(key, m);
-  }
-
-  /** TensorCache's rate over the reference's, chunk by chunk (the same rows). */
-  private List<Double> chunkRatios(Tally reference) {
-    List<Double> out = new ArrayList<>();
-    for (int i = 0; i < Math.min(fill.chunkRates().size(), reference.chunkRates().size()); i++) {
-      out.add(round(fill.chunkRates().get(i) / reference.chunkRates().get(i), 3));
+        "== bring your own model (%s: medians of %d rounds, %s threads) ==%n",
+        size.size().label(), size.rounds(), json.get("threads"));
+    System.out.printf(
+        "%-6s %-40s %11s %9s %9s %10s%n",
+        "model", "side", "examples/s", "peak MiB", "TC/side", "padded/real");
+    for (ModelRun m : models) {
+      byModel.put(m.name, m.toMap());
+      row(m, "tensorcache", "(a) TensorCache fill", "tensorcache_padding_factor");
+      row(m, "trl_default", "(b) TRL batch 8", null);
+      row(m, "trl_best", "(b) TRL best batch (" + m.bestBatch + ")", null);
+      row(m, "bare_loop", "(c) bare DJL loop", "bare_loop_padding_factor");
+      System.out.printf(
+          "%-6s token budget sweep: %s; best --batch-tokens %d%n",
+          m.name, budgets(m), m.bestBudget());
+      targets(m, targets);
     }
-    return out;
-  }
-
-  private static double median(List<Double> values) {
-    if (values.isEmpty()) {
-      return Double.NaN;
+    json.put("models", byModel);
+    if (memoryCheck != null) {
+      json.put("memory_check", memoryCheck);
+      System.out.println("memory check: " + memoryCheck.get("fill"));
     }
-    List<Double> sorted = values.stream().sorted().toList();
-    int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    System.out.println("targets (reported, never enforced):");
+    for (Map<String, Object> t : targets) {
+      System.out.printf(
+          "  %-58s %-26s %s%n",
+          t.get("target"), t.get("figure"), Boolean.TRUE.equals(t.get("met")) ? "met" : "NOT met");
+    }
+    json.put("targets", targets);
+    Map<String, Object> machine = castMap(json.get("machine"));
+    machine.put("load_average_at_end", ProcMemory.loadAverage());
+    json.put("total_seconds", Math.round(seconds));
+    System.out.printf("byo: %.0f s in all%n", seconds);
+    Results.write(resultsDir.resolve("byo.json"), json);
+    if (models.isEmpty()) {
+      System.out.println("no chart: nothing was measured");
+    } else {
+      ByoChart.write(resultsDir.resolve("byo.png"), models);
+    }
   }
 
-  private static double round(double v, int digits) {
-    double s = Math.pow(10, digits);
-    return Math.round(v * s) / s;
+  private static void row(ModelRun m, String side, String label, String padding) {
+    String why = m.missing(side);
+    if (why != null) {
+      System.out.printf("%-6s %-40s left out: %s%n", m.name, label, firstLine(why));
+      return;
+    }
+    Double ratio = side.equals("tensorcache") ? null : m.ratio(side);
+    Object factor = padding == null ? null : m.padding.get(padding);
+    System.out.printf(
+        "%-6s %-40s %11.3f %9d %9s %10s%n",
+        m.name,
+        label,
+        m.rate(side),
+        ProcMemory.mib((long) m.peak(side)),
+        ratio == null ? "" : String.format("%.2fx", ratio),
+        factor == null ? "" : factor);
+  }
+
+  private static void targets(ModelRun m, List<Map<String, Object>> out) {
+    Double d = m.ratio("trl_default");
+    out.add(
+        target(
+            m.name + ": TensorCache / TRL at batch 8 examples/s >= " + TARGET_VS_TRL_DEFAULT,
+            d,
+            d != null && d >= TARGET_VS_TRL_DEFAULT));
+    Double b = m.ratio("trl_best");
+    out.add(
+        target(
+            m.name + ": TensorCache / TRL at its best batch >= " + TARGET_VS_TRL_BEST,
+            b,
+            b != null && b >= TARGET_VS_TRL_BEST));
+    double tc = m.peak("tensorcache");
+    double trl = m.peak("trl_default");
+    boolean both = Double.isFinite(tc) && Double.isFinite(trl);
+    out.add(
+        target(
+            m.name + ": TensorCache peak RSS <= TRL at batch 8 peak RSS",
+            both
+                ? ProcMemory.mib((long) tc) + " MiB vs " + ProcMemory.mib((long) trl) + " MiB"
+                : null,
+            both && tc <= trl));
+    Map<String, Object> values = castMap(m.values.get("tensorcache_vs_trl"));
+    Object diff = values == null ? null : values.get("max_relative_diff");
+    out.add(
+        target(
+            m.name + ": log-probs within " + Agreement.TOLERANCE + " of TRL's (relative)",
+            diff,
+            values != null && Boolean.TRUE.equals(values.get("within_tolerance"))));
+  }
+
+  private static Map<String, Object> target(String what, Object figure, boolean met) {
+    Map<String, Object> t = new LinkedHashMap<>();
+    t.put("target", what);
+    t.put("figure", figure == null ? "not measured" : figure);
+    t.put("met", met);
+    return t;
+  }
+
+  private static String budgets(ModelRun m) {
+    List<String> parts = new ArrayList<>();
+    m.budgetSweep.forEach(
+        (t, x) ->
+            parts.add(t + ": " + (x.ok() ? String.format("%.3f", x.examplesPerS()) : "left out")));
+    return String.join(", ", parts);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> castMap(Object o) {
+    return (Map<String, Object>) o;
+  }
+
+  private static String firstLine(String s) {
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static String cpu() {
+    try {
+      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+          .filter(l -> l.startsWith("model name"))
+          .map(l -> l.substring(l.indexOf(':') + 1).strip())
+          .findFirst()
+          .orElse("unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
   }
 }

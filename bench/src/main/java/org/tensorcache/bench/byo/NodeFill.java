@@ -1,14 +1,10 @@
 package org.tensorcache.bench.byo;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
@@ -25,62 +21,48 @@ import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
 /**
- * Fills through the embedded node (one JVM, every role, as {@code ClusterBench} starts it). The
- * cache the command line defines is split into chunk caches of consecutive rows over the same
- * runners (the same loaded model), so that the fills can be interleaved with the references' runs
- * of the same rows; each fill is timed from the coordinator's {@code StartFill} until every range
- * is persisted. The node is warmed first by filling a small cache of the first rows.
+ * The fill through the embedded node (one JVM, every role, as {@code ClusterBench} starts it) of
+ * the cache the command line defines, its runners timed by {@link TimedRunner}. Before it, a
+ * warm-up cache of the first rows over the same runners (the same loaded model) is filled, so that
+ * the timed fill pays no first-call costs; the timed fill counts from the coordinator's {@code
+ * StartFill} until every range is persisted.
  */
 final class NodeFill implements AutoCloseable {
-  private static final String[] FIELDS = {
-    "chosen_logp", "rejected_logp", "chosen_tokens", "rejected_tokens"
-  };
+  /** The cache's fields, in the order the values are kept. */
+  static final List<String> FIELDS =
+      List.of("chosen_logp", "rejected_logp", "chosen_tokens", "rejected_tokens");
 
   private final NodeLauncher.Node node;
-  private final List<CacheDefinition> chunks;
-  private final List<TimedRunner.Stats> stats;
-  private final float[][] values;
-  private int computeThreads = -1;
-  private String computeThread = "";
+  private final CacheDefinition timed;
+  private final TimedRunner.Stats stats;
 
-  private NodeFill(
-      NodeLauncher.Node node, List<CacheDefinition> chunks, List<TimedRunner.Stats> stats, int n) {
+  private NodeFill(NodeLauncher.Node node, CacheDefinition timed, TimedRunner.Stats stats) {
     this.node = node;
-    this.chunks = chunks;
+    this.timed = timed;
     this.stats = stats;
-    this.values = new float[FIELDS.length][n];
   }
 
   /**
-   * Starts a node under {@code dir} with {@code definition} split into caches of {@code chunkRows}
-   * rows (one range each), and fills a warm-up cache of its first {@code warmupRows} rows.
+   * Starts a node under {@code dir} with {@code definition} and a warm-up cache of its first {@code
+   * warmupRows} rows, and fills the warm-up cache.
    */
-  static NodeFill start(CacheDefinition definition, int chunkRows, int warmupRows, Path dir)
-      throws Exception {
+  static NodeFill start(CacheDefinition definition, int warmupRows, Path dir) throws Exception {
+    TimedRunner.Stats stats = new TimedRunner.Stats();
+    CacheDefinition timed =
+        new CacheDefinition(
+            definition.spec(),
+            definition.fingerprint(),
+            definition.data(),
+            () -> new TimedRunner(definition.runners().get(), stats),
+            definition.segmentDir(),
+            definition.planner());
     int n = Math.toIntExact(definition.spec().n());
-    List<CacheDefinition> chunks = new ArrayList<>();
-    List<TimedRunner.Stats> stats = new ArrayList<>();
-    for (int from = 0, k = 0; from < n; from += chunkRows, k++) {
-      TimedRunner.Stats s = new TimedRunner.Stats();
-      stats.add(s);
-      chunks.add(
-          part(
-              definition,
-              definition.spec().name() + "-" + k,
-              from,
-              Math.min(n, from + chunkRows),
-              dir.resolve("segments-" + k),
-              s));
-    }
-    List<CacheDefinition> all = new ArrayList<>(chunks);
     CacheDefinition warmup =
-        part(definition, "byo-warmup", 0, warmupRows, dir.resolve("warmup-segments"), null);
-    all.add(warmup);
+        part(definition, "byo-warmup", Math.min(n, Math.max(1, warmupRows)), dir);
     NodeLauncher.Node node =
-        NodeLauncher.startLocal(dir.resolve("node"), all, Duration.ofMinutes(2));
-    NodeFill fill = new NodeFill(node, chunks, stats, n);
+        NodeLauncher.startLocal(dir.resolve("node"), List.of(timed, warmup), Duration.ofMinutes(2));
+    NodeFill fill = new NodeFill(node, timed, stats);
     try {
-      ClusterFill.status(node.system(), node.coordinator(), warmup.cacheId()); // coordinator up
       ClusterFill.run(node.system(), node.coordinator(), warmup.cacheId(), false);
       return fill;
     } catch (Exception | Error e) {
@@ -89,83 +71,42 @@ final class NodeFill implements AutoCloseable {
     }
   }
 
-  /** The chunk caches' count. */
-  int chunks() {
-    return chunks.size();
+  /**
+   * Fills the timed cache: its wall seconds, the process's CPU seconds, and how they split: before
+   * the first forward pass, in the runner, between runner calls (merge, replication, scheduling),
+   * after the last one (segment, coordinator, status poll).
+   */
+  Map<String, Object> fill() throws Exception {
+    var os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    long cpu0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
+    ClusterFill.run(node.system(), node.coordinator(), timed.cacheId(), false);
+    long t1 = System.nanoTime();
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("seconds", (t1 - t0) / 1e9);
+    r.put("cpu_seconds", (os.getProcessCpuTime() - cpu0) / 1e9);
+    r.put("runner_calls", stats.calls());
+    r.put("before_first_runner_call_s", (stats.firstStart() - t0) / 1e9);
+    r.put("in_runner_s", stats.busyNs() / 1e9);
+    r.put("between_runner_calls_s", (stats.lastEnd() - stats.firstStart() - stats.busyNs()) / 1e9);
+    r.put("after_last_runner_call_s", (t1 - stats.lastEnd()) / 1e9);
+    r.put("compute_thread", stats.thread());
+    r.put("compute_thread_libtorch_threads", stats.threads());
+    return r;
   }
 
-  /**
-   * Fills chunk {@code k} (rows from {@code at}) timed into {@code tally}, and reads its values
-   * back through the client: wall time, CPU time, and how it splits: before the first micro-batch,
-   * in the runner, between micro-batches (merge, replication, scheduling) and after the last one
-   * (the segment, the coordinator's record, the status poll).
-   */
-  void fill(int k, int at, Tally tally) throws Exception {
-    var cpu =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    CacheDefinition chunk = chunks.get(k);
-    TimedRunner.Stats s = stats.get(k);
-    Map<String, Double> threads0 = ThreadCpu.snapshot();
-    long cpu0 = cpu.getProcessCpuTime();
-    long t0 = System.nanoTime();
-    ClusterFill.run(node.system(), node.coordinator(), chunk.cacheId(), false);
-    long t1 = System.nanoTime();
-    double cpuS = (cpu.getProcessCpuTime() - cpu0) / 1e9;
-    tally.addThreadCpu(ThreadCpu.groups(threads0, ThreadCpu.snapshot()));
-    int rows = Math.toIntExact(chunk.spec().n());
-    tally.add(
-        rows,
-        (t1 - t0) / 1e9,
-        Map.of(
-            "before_first_micro_batch_s", (s.firstStart() - t0) / 1e9,
-            "in_runner_s", s.busyNs() / 1e9,
-            "between_micro_batches_s", (s.lastEnd() - s.firstStart() - s.busyNs()) / 1e9,
-            "after_last_micro_batch_s", (t1 - s.lastEnd()) / 1e9,
-            "after_last_micro_batch_to_segment_written_s",
-                Duration.between(s.lastEndWall(), newest(chunk.segmentDir())).toNanos() / 1e9,
-            "cpu_s", cpuS));
-    computeThreads = s.threads();
-    computeThread = s.thread();
+  /** The timed cache's values read back through the client: {@code [field][row]}. */
+  float[][] values() throws Exception {
+    int n = Math.toIntExact(timed.spec().n());
     Batch batch =
         TensorCacheClient.create(node.system())
-            .lookup(chunk.cacheId(), LongStream.range(0, rows).toArray());
-    for (int f = 0; f < FIELDS.length; f++) {
-      System.arraycopy(batch.asFloats(FIELDS[f]), 0, values[f], at, rows);
+            .lookup(timed.cacheId(), LongStream.range(0, n).toArray());
+    float[][] out = new float[FIELDS.size()][];
+    for (int f = 0; f < out.length; f++) {
+      out[f] = batch.asFloats(FIELDS.get(f));
     }
-  }
-
-  /** The newest modification time of a file under {@code dir} (the segment just written). */
-  private static Instant newest(Path dir) throws IOException {
-    try (var files = Files.walk(dir)) {
-      return files
-          .filter(Files::isRegularFile)
-          .map(NodeFill::modified)
-          .max(Comparator.naturalOrder())
-          .orElse(Instant.EPOCH);
-    }
-  }
-
-  private static Instant modified(Path file) {
-    try {
-      return Files.getLastModifiedTime(file).toInstant();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Every filled row's values, read from the node: {@code [field][row]} in the runner's order. */
-  float[][] values() {
-    return values;
-  }
-
-  /** libtorch's intra-op threads seen from the compute thread in the last fill. */
-  int computeThreads() {
-    return computeThreads;
-  }
-
-  /** The compute thread's name. */
-  String computeThread() {
-    return computeThread;
+    return out;
   }
 
   @Override
@@ -173,41 +114,21 @@ final class NodeFill implements AutoCloseable {
     NodeLauncher.stop(node.system());
   }
 
-  /**
-   * Rows {@code [from, to)} of {@code definition} as a cache of its own named {@code name}, over
-   * the same runners (timed into {@code stats} unless null), one range.
-   */
-  private static CacheDefinition part(
-      CacheDefinition definition,
-      String name,
-      int from,
-      int to,
-      Path segments,
-      TimedRunner.Stats stats) {
+  /** The first {@code rows} rows of {@code definition} as a cache of its own, one range. */
+  private static CacheDefinition part(CacheDefinition definition, String name, int rows, Path dir) {
     ExampleSet all = definition.data();
-    List<Example> rows = new ArrayList<>();
-    for (int i = from; i < to; i++) {
-      rows.add(reindexed(all.get(i), i - from));
+    List<Example> head = new ArrayList<>();
+    for (int i = 0; i < rows; i++) {
+      var t = Example.as(TokenizedPreference.class, all.get(i), "byo");
+      head.add(new TokenizedPreference(i, t.promptIds(), t.chosenIds(), t.rejectedIds()));
     }
-    ExampleSet data = all.withExamples(rows, all.format());
-    CacheSpec spec = new CacheSpec(name, to - from, definition.spec().fields(), to - from);
+    ExampleSet data = all.withExamples(head, all.format());
+    CacheSpec spec = new CacheSpec(name, rows, definition.spec().fields(), rows);
     Fingerprint fp;
     try (ModelRunner runner = definition.runners().get()) {
       fp = CacheDefinition.fingerprint(runner, data, spec);
     }
     return new CacheDefinition(
-        spec,
-        fp,
-        data,
-        stats == null
-            ? definition.runners()
-            : () -> new TimedRunner(definition.runners().get(), stats),
-        segments,
-        definition.planner());
-  }
-
-  private static Example reindexed(Example e, long index) {
-    var t = Example.as(TokenizedPreference.class, e, "byo");
-    return new TokenizedPreference(index, t.promptIds(), t.chosenIds(), t.rejectedIds());
+        spec, fp, data, definition.runners(), dir.resolve(name), definition.planner());
   }
 }

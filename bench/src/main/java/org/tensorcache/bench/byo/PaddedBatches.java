@@ -1,24 +1,18 @@
 package org.tensorcache.bench.byo;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedWriter;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.PaddedBatch;
 
 /**
- * Tokenized preference rows laid out as {@code CausalLmLogprobRunner} lays them out: per
- * micro-batch, the chosen sequences then the rejected ones (prompt + completion cut by the
- * truncation), those with no counted token left out, right-padded to a multiple of {@link
- * PaddedBatch#STEP_MULTIPLE} positions, with next-token targets and the mask of counted tokens.
+ * Tokenized preference rows in fixed micro-batches of rows in data order, as the product computed a
+ * user's model before passes were packed by tokens: per micro-batch, the chosen sequences then the
+ * rejected ones (prompt + completion cut by the truncation), those with no counted token left out,
+ * right-padded to the longest, rounded up to a multiple of {@link PaddedBatch#STEP_MULTIPLE}
+ * positions, with next-token targets and the mask of counted tokens.
  */
 final class PaddedBatches {
   /** One micro-batch: {@code rows x steps} arrays, and which row holds each sequence (or -1). */
@@ -32,7 +26,12 @@ final class PaddedBatches {
       long[] targets,
       float[] counted,
       int rows,
-      int steps) {}
+      int steps) {
+    /** Tokens the forward pass computes, padding included. */
+    long paddedTokens() {
+      return (long) rows * steps;
+    }
+  }
 
   private PaddedBatches() {}
 
@@ -87,28 +86,5 @@ final class PaddedBatches {
       }
     }
     return new Micro(b, computed, slot, tokens, ids, mask, targets, counted, n, steps);
-  }
-
-  /**
-   * Writes the cut sequences for {@code scripts/bench_eager.py}: one line per row, {@code
-   * {"chosen": [ids], "chosen_start": k, "rejected": [ids], "rejected_start": k}}.
-   */
-  static void writeSequences(List<TokenizedPreference> rows, Truncation truncation, Path file)
-      throws IOException {
-    ObjectMapper json = new ObjectMapper();
-    Files.createDirectories(file.toAbsolutePath().getParent());
-    try (BufferedWriter w = Files.newBufferedWriter(file)) {
-      for (TokenizedPreference row : rows) {
-        Truncation.Sequence c = truncation.cut(row.promptIds(), row.chosenIds());
-        Truncation.Sequence r = truncation.cut(row.promptIds(), row.rejectedIds());
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("chosen", c.ids());
-        line.put("chosen_start", c.completionStart());
-        line.put("rejected", r.ids());
-        line.put("rejected_start", r.completionStart());
-        w.write(json.writeValueAsString(line));
-        w.newLine();
-      }
-    }
   }
 }

@@ -10,12 +10,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Python interpreter the benchmark's scripts run with: {@code $TENSORCACHE_PYTHON}, else {@code
- * python3} when it imports torch and transformers, else a virtual environment made once under the
- * work directory with {@code pip install torch transformers tokenizers}. {@link #usable()} is
- * false, with {@link #reason()}, when none of them works.
+ * python3} when it imports torch, transformers and TRL, else a virtual environment made once under
+ * the work directory with {@code pip install --retries 0 torch transformers tokenizers trl==1.13.*
+ * datasets accelerate}. {@link #usable()} is false, with {@link #reason()}, when none of them
+ * works.
  */
 public final class PythonEnv {
-  private static final String IMPORTS = "import torch, transformers, tokenizers";
+  private static final String IMPORTS = "import torch, transformers, tokenizers, trl, datasets";
+
+  /** What the venv gets: TRL 1.13, whose own precompute the fill is measured against. */
+  private static final List<String> PACKAGES =
+      List.of("torch", "transformers", "tokenizers", "trl==1.13.*", "datasets", "accelerate");
 
   private final String executable;
   private final String origin;
@@ -29,6 +34,18 @@ public final class PythonEnv {
 
   /** Finds or makes the interpreter; never throws for a missing or broken Python. */
   public static PythonEnv find(Path workDir) throws InterruptedException {
+    return find(workDir, true);
+  }
+
+  /**
+   * The interpreter that {@code TENSORCACHE_PYTHON} or {@code python3} gives, or a venv an earlier
+   * run made under {@code workDir} (null: none), making none: for runs too short to install torch.
+   */
+  public static PythonEnv existing(Path workDir) throws InterruptedException {
+    return find(workDir, false);
+  }
+
+  private static PythonEnv find(Path workDir, boolean makeVenv) throws InterruptedException {
     String given = System.getenv("TENSORCACHE_PYTHON");
     if (given != null && !given.isBlank()) {
       String problem = imports(given);
@@ -41,21 +58,34 @@ public final class PythonEnv {
     if (system == null) {
       return new PythonEnv("python3", "python3 on the PATH", null);
     }
+    if (workDir == null) {
+      return new PythonEnv(null, "python3", "python3: " + system);
+    }
     Path venv = workDir.resolve("venv");
     String python = venv.resolve("bin/python").toString();
     if (Files.isExecutable(venv.resolve("bin/python")) && imports(python) == null) {
       return new PythonEnv(python, "the venv " + venv + " made by an earlier run", null);
     }
+    if (!makeVenv) {
+      return new PythonEnv(
+          null,
+          "python3",
+          "python3: "
+              + system
+              + "; no venv is made in a smoke run (set TENSORCACHE_PYTHON, or run without --smoke"
+              + " once to make one)");
+    }
     System.out.printf(
         "python3 cannot be used (%s) and TENSORCACHE_PYTHON is not set: making a venv at %s"
-            + " (python3 -m venv, pip install torch transformers tokenizers)%n",
-        system, venv);
+            + " (python3 -m venv, pip install %s)%n",
+        system, venv, String.join(" ", PACKAGES));
     try {
       if (exec(List.of("python3", "-m", "venv", "--clear", venv.toString()), 600) != 0) {
         return new PythonEnv(null, "venv", "python3 -m venv " + venv + " failed");
       }
-      List<String> install =
-          List.of(python, "-m", "pip", "install", "torch", "transformers", "tokenizers");
+      List<String> install = new ArrayList<>(List.of(python, "-m", "pip", "install"));
+      install.addAll(List.of("--retries", "0"));
+      install.addAll(PACKAGES);
       if (exec(install, 3600) != 0) {
         return new PythonEnv(null, "venv", String.join(" ", install) + " failed");
       }
@@ -68,7 +98,7 @@ public final class PythonEnv {
         : new PythonEnv(null, "venv", python + ": " + problem);
   }
 
-  /** Null when {@code python} imports torch, transformers and tokenizers, else why not. */
+  /** Null when {@code python} imports what the scripts need, else why not. */
   private static String imports(String python) throws InterruptedException {
     try {
       Process p =
@@ -104,17 +134,11 @@ public final class PythonEnv {
     return p.exitValue();
   }
 
-  /**
-   * Starts {@code script} with {@code args}, its standard input and output piped to the caller and
-   * its standard error to {@code log}.
-   */
-  Process start(Path script, List<String> args, Path log) throws IOException {
+  /** The command line that runs {@code script} with {@code args}. */
+  List<String> command(Path script, List<String> args) {
     List<String> command = new ArrayList<>(List.of(executable, script.toString()));
     command.addAll(args);
-    Files.createDirectories(log.toAbsolutePath().getParent());
-    return new ProcessBuilder(command)
-        .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
-        .start();
+    return command;
   }
 
   /** The last lines of {@code log}, to quote in an error. */
@@ -127,7 +151,7 @@ public final class PythonEnv {
     }
   }
 
-  /** Whether an interpreter with torch, transformers and tokenizers was found or made. */
+  /** Whether an interpreter with torch, transformers and TRL was found or made. */
   public boolean usable() {
     return executable != null;
   }
