@@ -67,8 +67,9 @@ final class Runs {
       args.addAll(List.of("--values", values.toString()));
     }
     List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
-    Map<String, String> env = Map.of("TOKENIZERS_PARALLELISM", "false");
-    return Measurement.ofTrl(ChildRun.run(command, env, out, dir.resolve(tag + ".log"), TIMEOUT_S))
+    // the environment as a user's: the script itself sets what TRL's precompute needs
+    return Measurement.ofTrl(
+            ChildRun.run(command, Map.of(), out, dir.resolve(tag + ".log"), TIMEOUT_S))
         .withLoad(load);
   }
 
