@@ -28,10 +28,8 @@ import org.tensorcache.store.serialization.KryoSerializable;
  * first, and merges every micro-batch into the replicated block as soon as it is done, so a crash
  * loses at most the micro-batch in flight.
  *
- * <p>The unit of compute is a group of the range as the cache's planner makes it from the range's
- * rows alone (consecutive rows for the built-in model, rows of similar length for a user's model),
- * whatever was asked for: the batch an example is computed in, and so its bits, never depend on the
- * requests, the node or a fail-over.
+ * <p>The unit of compute is a group the cache's planner makes from the range's rows alone, whatever
+ * was asked for: an example's batch, and so its bits, never depend on requests, node or fail-over.
  */
 public final class ShardActor {
   /** The sharded entity type; ids are {@code <cache id>#<range>}. */
