@@ -1,6 +1,7 @@
 package org.tensorcache.actors.cache;
 
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
@@ -13,7 +14,9 @@ import org.tensorcache.store.spec.FingerprintInputs;
  * Everything a node needs to compute, keep and serve one cache: its spec and fingerprint, the data
  * set the indices refer to, how to make a runner (one per compute thread), where its segments live,
  * and how a range's rows are grouped for computing ({@code planner}: a pure function of the rows,
- * so a row's bits do not depend on which node or request computes it).
+ * so a row's bits do not depend on which node or request computes it), and the inputs it was
+ * filled from as a trainer checks them ({@code inputs}: data set, model and tokenizer digests,
+ * truncation; served to clients and written into exports).
  */
 public record CacheDefinition(
     CacheSpec spec,
@@ -21,7 +24,8 @@ public record CacheDefinition(
     ExampleSet data,
     Supplier<ModelRunner> runners,
     Path segmentDir,
-    BatchPlanner planner) {
+    BatchPlanner planner,
+    Map<String, String> inputs) {
 
   /**
    * Most ranges a cache may have: each is a Distributed Data key, and Distributed Data is meant for
@@ -47,6 +51,23 @@ public record CacheDefinition(
               + spec.n());
     }
     fingerprint.checkBelongsTo(spec);
+    inputs = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(inputs));
+  }
+
+  /** A cache with no recorded inputs beyond its fingerprint. */
+  public CacheDefinition(
+      CacheSpec spec,
+      Fingerprint fingerprint,
+      ExampleSet data,
+      Supplier<ModelRunner> runners,
+      Path segmentDir,
+      BatchPlanner planner) {
+    this(spec, fingerprint, data, runners, segmentDir, planner, Map.of());
+  }
+
+  /** The same cache with these recorded inputs. */
+  public CacheDefinition withInputs(Map<String, String> recorded) {
+    return new CacheDefinition(spec, fingerprint, data, runners, segmentDir, planner, recorded);
   }
 
   /** A cache whose ranges are computed in consecutive groups of {@code microBatch} rows. */
