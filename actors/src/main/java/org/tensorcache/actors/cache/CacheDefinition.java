@@ -14,9 +14,9 @@ import org.tensorcache.store.spec.FingerprintInputs;
  * Everything a node needs to compute, keep and serve one cache: its spec and fingerprint, the data
  * set the indices refer to, how to make a runner (one per compute thread), where its segments live,
  * and how a range's rows are grouped for computing ({@code planner}: a pure function of the rows,
- * so a row's bits do not depend on which node or request computes it), and the inputs it was
- * filled from as a trainer checks them ({@code inputs}: data set, model and tokenizer digests,
- * truncation; served to clients and written into exports).
+ * so a row's bits do not depend on which node or request computes it), and the inputs it was filled
+ * from as a trainer checks them ({@code inputs}: data set, model and tokenizer digests, truncation;
+ * served to clients and written into exports).
  */
 public record CacheDefinition(
     CacheSpec spec,
