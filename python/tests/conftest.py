@@ -124,8 +124,8 @@ def nodes(filled) -> Iterator[List[Node]]:
 
 
 def make_certificates(out: Path, ca: str, *names: str) -> Dict[str, Path]:
-    """With ``openssl``, as the README shows: a CA ``ca`` (``<ca>.pem``, ``<ca>.key``) and for each
-    name a certificate it signs for 127.0.0.1 and localhost (``<name>.pem``) with its unencrypted
+    """With ``openssl``, as docs/security.md shows: a CA ``ca`` (``<ca>.pem``, ``<ca>.key``) and for
+    each name a certificate it signs for 127.0.0.1 and localhost (``<name>.pem``) with its unencrypted
     PKCS#8 key (``<name>.key``). Skips the test without openssl, except on CI."""
     if shutil.which("openssl") is None:
         if os.environ.get("CI") == "true":

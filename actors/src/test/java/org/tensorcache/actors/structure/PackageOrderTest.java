@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The actor packages in the order of the module's package-info and the README: each may use only
- * packages before it, the composition root uses them all and nothing uses it.
+ * The actor packages in the order of the module's package-info and docs/modules.md: each may use
+ * only packages before it, the composition root uses them all and nothing uses it.
  */
 class PackageOrderTest {
   /** Lowest first, as written in {@code org/tensorcache/actors/package-info.java}. */
