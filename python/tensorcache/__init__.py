@@ -21,6 +21,7 @@ import numpy as np
 
 from .client import TensorCacheClient, tls_context
 from .session import Session, Step
+from .export import Export, ExportError, load_export
 from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unauthorized, Unavailable
 from .wire import CacheInfo, Field
 
@@ -38,6 +39,9 @@ __all__ = [
     "Unauthorized",
     "bf16_to_float32",
     "tls_context",
+    "load_export",
+    "Export",
+    "ExportError",
 ]
 
 

@@ -2,7 +2,7 @@
 # Runs the Python client's tests from `mvn verify` (cluster-config's integration-test phase) against
 # real node processes started from that build's classes: TARGET is cluster-config/target.
 # Without python3, numpy, safetensors and pytest it says so and passes, unless CI=true (which also
-# needs torch).
+# needs torch, and transformers, trl and datasets for tensorcache.trl).
 set -euo pipefail
 target="$1"
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -12,7 +12,7 @@ if ! command -v python3 >/dev/null; then
 else
   # torch is optional for the client; its adapters' tests skip without it, except on CI
   required="numpy safetensors pytest"
-  [[ "${CI:-}" == "true" ]] && required="$required torch"
+  [[ "${CI:-}" == "true" ]] && required="$required torch transformers trl datasets"
   for m in $required; do
     python3 -c "import $m" 2>/dev/null || missing="$missing $m"
   done

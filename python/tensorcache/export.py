@@ -1,0 +1,165 @@
+"""Reads a cache export: the one safetensors file ``./tensorcache export`` (and ``demo``) writes.
+
+The file holds one tensor per field, shaped ``[n, *shape]``, then ``__present__`` (``U8``, 1 for
+an example the cache holds); its metadata names the cache (``cache_id``, ``fingerprint``), its
+layout (``n``, ``range_size``, ``fields``), the CRC32C of the data (``crc32c``) and, since exports
+record them, the inputs the cache was filled from (``inputs``, see :mod:`tensorcache.trl`).
+Reading needs numpy only; every check the Java side makes on the layout is made here too, and the
+checksum over the data is verified before any value is handed out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Tuple, Union
+
+import numpy as np
+
+from .errors import TensorCacheError
+
+FORMAT = "tensorcache-export/1"
+PRESENT = "__present__"
+_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<u2", "I32": "<i4", "I64": "<i8", "U8": "u1"}
+
+
+class ExportError(TensorCacheError, ValueError):
+    """A file that is not a whole, intact TensorCache export; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Export:
+    """A cache export in memory: ``values[name]`` per field (``[n, *shape]``, the field's numpy
+    dtype, BF16 as ``uint16`` patterns), ``present`` (bool ``[n]``) and the recorded ``inputs``."""
+
+    path: Path
+    cache_id: str
+    fingerprint: str
+    n: int
+    range_size: int
+    values: Dict[str, np.ndarray]
+    present: np.ndarray
+    inputs: Dict[str, str] = field(default_factory=dict)
+
+    def missing_ranges(self) -> Tuple[Tuple[int, int], ...]:
+        """The ``[start, end)`` example spans the export holds no value for, merged."""
+        spans = []
+        missing = np.flatnonzero(~self.present)
+        if missing.size:
+            breaks = np.flatnonzero(np.diff(missing) != 1)
+            starts = np.concatenate(([missing[0]], missing[breaks + 1]))
+            ends = np.concatenate((missing[breaks], [missing[-1]])) + 1
+            spans = list(zip(starts.tolist(), ends.tolist()))
+        return tuple(spans)
+
+
+def load_export(path: Union[str, "os.PathLike[str]"]) -> Export:
+    """Reads and verifies the export at ``path``; raises :class:`ExportError` naming what is wrong
+    (not an export, truncated, a tensor of the wrong shape, a bad checksum)."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ExportError(f"cannot read export '{p}': {e.strerror or e}") from e
+    if len(raw) < 8:
+        raise ExportError(f"'{p}' has {len(raw)} bytes, expected a safetensors file")
+    (header_length,) = struct.unpack("<Q", raw[:8])
+    if header_length > len(raw) - 8:
+        raise ExportError(f"'{p}' is truncated: header of {header_length} bytes, file of {len(raw)}")
+    try:
+        header = json.loads(raw[8:8 + header_length].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ExportError(f"'{p}' has no readable safetensors header: {e}") from e
+    meta = header.pop("__metadata__", None) or {}
+    if meta.get("format") != FORMAT:
+        raise ExportError(f"'{p}' has format {meta.get('format')!r}, expected {FORMAT!r} (a file of "
+                          "./tensorcache export)")
+    n, range_size = int(meta["n"]), int(meta["range_size"])
+    data = memoryview(raw)[8 + header_length:]
+    fields = json.loads(meta["fields"])
+    names = [f["name"] for f in fields] + [PRESENT]
+    if sorted(header) != sorted(names):
+        raise ExportError(f"'{p}' holds tensors {sorted(header)}, expected {sorted(names)}")
+    end = 0
+    arrays: Dict[str, np.ndarray] = {}
+    for f in fields + [{"name": PRESENT, "dtype": "U8", "shape": []}]:
+        t = header[f["name"]]
+        shape = [n] + list(f["shape"])
+        if t["dtype"] != f["dtype"] or t["shape"] != shape or t["dtype"] not in _DTYPES:
+            raise ExportError(f"'{p}': tensor {f['name']} is {t['dtype']}{t['shape']}, expected "
+                              f"{f['dtype']}{shape}")
+        start, stop = t["data_offsets"]
+        dtype = np.dtype(_DTYPES[t["dtype"]])
+        if start != end or stop - start != dtype.itemsize * int(np.prod(shape)):
+            raise ExportError(f"'{p}': tensor {f['name']} at bytes {start}-{stop}, expected it at "
+                              f"{end} with {dtype.itemsize * int(np.prod(shape))} bytes")
+        end = stop
+        if stop > len(data):
+            raise ExportError(f"'{p}' is truncated: tensor {f['name']} ends at byte {stop} of "
+                              f"{len(data)}")
+        arrays[f["name"]] = np.frombuffer(data[start:stop], dtype=dtype).reshape(shape)
+    if end != len(data):
+        raise ExportError(f"'{p}' has {len(data) - end} bytes after its last tensor")
+    crc = "%08x" % crc32c(data)
+    if crc != meta.get("crc32c"):
+        raise ExportError(f"'{p}' is damaged: CRC32C of its data is {crc}, its header says "
+                          f"{meta.get('crc32c')}")
+    flags = arrays.pop(PRESENT)
+    if flags.size and flags.max() > 1:
+        bad = int(np.flatnonzero(flags > 1)[0])
+        raise ExportError(f"'{p}': {PRESENT}[{bad}] is {flags[bad]}, expected 0 or 1")
+    inputs = json.loads(meta["inputs"]) if "inputs" in meta else {}
+    return Export(p, meta["cache_id"], meta["fingerprint"], n, range_size, arrays,
+                  flags.astype(bool), inputs)
+
+
+def _table() -> Tuple[np.ndarray, ...]:
+    """Slicing-by-8 tables of CRC32C (Castagnoli, reflected polynomial 0x82F63B78)."""
+    t0 = np.zeros(256, dtype=np.uint32)
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t0[i] = c
+    tables = [t0]
+    for _ in range(7):
+        prev = tables[-1]
+        tables.append((prev >> 8) ^ t0[prev & 0xFF])
+    return tuple(t.tolist() for t in tables)  # type: ignore[return-value]
+
+
+_TABLES = None
+
+
+def crc32c(data: Union[bytes, memoryview]) -> int:
+    """CRC32C of ``data``; uses the ``crc32c`` or ``google_crc32c`` package when installed."""
+    try:
+        import google_crc32c  # type: ignore[import-not-found]
+
+        return int(google_crc32c.value(bytes(data)))
+    except ImportError:
+        pass
+    try:
+        import crc32c as fast  # type: ignore[import-not-found]
+
+        return int(fast.crc32c(bytes(data)))
+    except ImportError:
+        pass
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = _table()
+    t0, t1, t2, t3, t4, t5, t6, t7 = _TABLES
+    crc = 0xFFFFFFFF
+    b = bytes(data)
+    head = len(b) - len(b) % 8
+    for (word,) in struct.iter_unpack("<Q", b[:head]):
+        x = crc ^ (word & 0xFFFFFFFF)
+        hi = word >> 32
+        crc = (t7[x & 0xFF] ^ t6[(x >> 8) & 0xFF] ^ t5[(x >> 16) & 0xFF] ^ t4[x >> 24]
+               ^ t3[hi & 0xFF] ^ t2[(hi >> 8) & 0xFF] ^ t1[(hi >> 16) & 0xFF] ^ t0[hi >> 24])
+    for byte in b[head:]:
+        crc = (crc >> 8) ^ t0[(crc ^ byte) & 0xFF]
+    return crc ^ 0xFFFFFFFF

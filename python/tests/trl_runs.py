@@ -1,0 +1,142 @@
+"""TRL runs for the tensorcache.trl tests: a seeded tiny Llama as a Hugging Face checkpoint, its
+TensorCache export, and DPO training with TRL's own precompute or with the cache's values."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from conftest import ROOT, launcher
+
+sys.path.insert(0, str(ROOT / "scripts"))
+
+MAX_LENGTH = 128  # the text rows' long prompt fills it: TRL drops that row under keep_start
+STEPS = 8
+SEED = 11
+# Training amplifies differences in the last float bits of the reference values (TensorCache's and
+# TRL's differ by up to 1.5e-5 on values near -150, float32 rounding of two summation orders):
+# measured on these rows, AdamW at 3e-5 or 1e-4 and SGD at 0.1 let the losses drift apart by 1e-3
+# within 8 steps, while the same run fed TRL's own values is bit-identical. SGD at 0.05 keeps the
+# drift at 4e-7, so the comparison is of the values, not of the optimizer's sensitivity.
+OPTIMIZER = "sgd"
+LEARNING_RATE = 0.05
+
+
+def quiet() -> None:
+    import torch
+    import transformers
+    from datasets import disable_progress_bars
+
+    disable_progress_bars()
+    os.environ["TQDM_DISABLE"] = "1"
+    logging.getLogger("trl.trainer.dpo_trainer").setLevel(logging.ERROR)
+    transformers.logging.set_verbosity_error()
+    torch.set_num_threads(1)
+
+
+def make_checkpoint(out: Path, seed: int = SEED) -> Dict[str, List[Dict[str, Any]]]:
+    """A Hugging Face Llama checkpoint with its tokenizer and chat template under ``out``; returns
+    the seeded text and conversational rows."""
+    import make_test_models as m
+
+    rng = random.Random(seed)
+    rows = {"text": m.make_text_rows(rng), "conversational": m.make_conversational_rows(rng)}
+    tokenizer = m.train_tokenizer(m.make_corpus(rng))
+    model = m.build_models(tokenizer, seed)["llama"]
+    model.save_pretrained(str(out))
+    tokenizer.chat_template = m.LLAMA3_TEMPLATE
+    tokenizer.save_pretrained(str(out))
+    return rows
+
+
+def write_jsonl(path: Path, rows: List[Dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def run_tool(args: List[str], cwd: Path = ROOT) -> str:
+    """Runs ``./tensorcache ARGS`` (or a script when ARGS starts with python3); returns its output."""
+    if args[0] == "python3":
+        done = subprocess.run([sys.executable] + args[1:], cwd=cwd, capture_output=True, text=True,
+                              timeout=900)
+    else:
+        p = launcher(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out, _ = p.communicate(timeout=900)
+        done = subprocess.CompletedProcess(args, p.returncode, out, "")
+    assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+@dataclass
+class Run:
+    """What a training run showed: the reference columns after TRL's processing, the loss of every
+    step, and the model's forward calls with and without gradients (reference forwards run
+    without)."""
+
+    ref_chosen: List[float]
+    ref_rejected: List[float]
+    losses: List[float]
+    rows: int
+    forwards: Dict[bool, int] = field(default_factory=lambda: {True: 0, False: 0})
+    forwards_at_init: Dict[bool, int] = field(default_factory=dict)
+
+
+def dpo_config(out: Path, max_length: Optional[int] = MAX_LENGTH) -> Any:
+    from trl import DPOConfig
+
+    return DPOConfig(output_dir=str(out), per_device_train_batch_size=2, max_steps=STEPS,
+                     learning_rate=LEARNING_RATE, optim=OPTIMIZER, logging_steps=1, report_to=[], seed=SEED,
+                     precompute_ref_log_probs=True, max_length=max_length, use_cpu=True,
+                     save_strategy="no", disable_tqdm=True, dataloader_num_workers=0)
+
+
+def train(hf_dir: Path, rows: List[Dict[str, Any]], out: Path, tensorcache: Optional[str] = None,
+          **kwargs: Any) -> Run:
+    """DPO for STEPS steps from ``hf_dir`` on ``rows``: TRL's own precompute, or with
+    ``tensorcache`` the values of that cache through tensorcache.trl."""
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    quiet()
+    model = AutoModelForCausalLM.from_pretrained(str(hf_dir), dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(str(hf_dir))
+    forwards = {True: 0, False: 0}
+
+    def count(*_: Any) -> None:
+        forwards[torch.is_grad_enabled()] += 1
+
+    model.register_forward_hook(count)
+    perturb = kwargs.pop("perturb", None)
+    if perturb is not None:
+        perturb(model)
+    dataset = Dataset.from_list(rows)
+    args = dpo_config(out, kwargs.pop("max_length", MAX_LENGTH))
+    if tensorcache is None:
+        from trl import DPOTrainer
+        trainer = DPOTrainer(model, args=args, train_dataset=dataset, processing_class=tokenizer)
+    else:
+        from tensorcache.trl import DPOTrainer
+        trainer = DPOTrainer(model, args=args, train_dataset=dataset, processing_class=tokenizer,
+                             tensorcache=tensorcache, **kwargs)
+    at_init = dict(forwards)
+    losses: List[float] = []
+    compute_loss = trainer.compute_loss
+
+    def recorded(*a: Any, **kw: Any) -> Any:  # the exact loss of each step, not the logged rounding
+        out = compute_loss(*a, **kw)
+        losses.append(float((out[0] if isinstance(out, tuple) else out).detach()))
+        return out
+
+    trainer.compute_loss = recorded
+    trainer.train()
+    ds = trainer.train_dataset
+    return Run([float(v) for v in ds["ref_chosen_logps"]],
+               [float(v) for v in ds["ref_rejected_logps"]], losses, len(ds), forwards, at_init)
