@@ -23,7 +23,10 @@ Every directory also holds:
 * ``tokenizer.json``, ``tokenizer_config.json`` and ``chat_template.jinja`` (when the tokenizer
   has a chat template), written by ``tokenizer.save_pretrained``;
 * ``tensorcache-model.json``: what the model is, which token ids it uses, and (format 2) which
-  files hold the body and the head, with the dimensions needed to estimate memory.
+  files hold the body and the head, with the dimensions needed to estimate memory; and the
+  digests a trainer checks its own model and tokenizer against (``tensorcache.digests``):
+  ``model_state_sha256`` (the state of the model as given to the export, before it is put in
+  float32), ``tokenizer_state_sha256`` and ``chat_template_sha256`` (null without a template).
 
 Before anything is written the saved TorchScript files are reloaded and checked against the
 eager model: other batch sizes and lengths must give the same outputs at non-pad positions
@@ -57,6 +60,14 @@ import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+try:
+    from tensorcache import digests
+except ImportError:  # run from a checkout: the package lies beside scripts/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+    for _name in [m for m in sys.modules if m == "tensorcache" or m.startswith("tensorcache.")]:
+        del sys.modules[_name]
+    from tensorcache import digests
 
 FORMAT_VERSION = 1
 SPLIT_FORMAT_VERSION = 2
@@ -624,6 +635,17 @@ def build_metadata(model: Any, tokenizer: Any, task: str, source: str, last_dim:
     }
 
 
+def input_digests(model: Any, tokenizer: Any) -> Dict[str, Optional[str]]:
+    """The digests ``tensorcache-model.json`` records for a trainer to check its own model and
+    tokenizer against (``tensorcache.digests``): the model's state, the tokenizer's full state
+    and its chat template (None without one)."""
+    return {
+        "model_state_sha256": digests.state_digest(model),
+        "tokenizer_state_sha256": digests.tokenizer_digest(tokenizer),
+        "chat_template_sha256": digests.chat_template_digest(tokenizer),
+    }
+
+
 def build_split_metadata(model: Any, tokenizer: Any, source: str, hidden_size: int, vocab: int,
                          postprocess: Sequence[Tuple[str, float]]) -> Dict[str, Any]:
     """The content of ``tensorcache-model.json`` for a split (format 2) causal-lm export.
@@ -706,6 +728,9 @@ def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: 
         raise ExportError(f"the tokenizer of '{source}' ({type(tokenizer).__name__}) is a slow "
                           f"tokenizer that cannot write {TOKENIZER_FILE}; only fast (tokenizers "
                           "library) tokenizers are supported")
+    # what a trainer holding the same model and tokenizer computes again; taken before the
+    # model is changed here
+    state_digests = input_digests(model, tokenizer)
     model = model.to(torch.float32).eval()
     config = _text_config(model)
     if task == "causal-lm":
@@ -769,6 +794,7 @@ def export(model: Any, tokenizer: Any, out_dir: "str | os.PathLike[str]", task: 
             metadata = build_metadata(model, tokenizer, task, source, last_dim)
         else:
             metadata = build_split_metadata(model, tokenizer, source, *split_dims)
+        metadata.update(state_digests)
         with open(tmp / METADATA_FILE, "w", encoding="utf-8") as f:
             json.dump(metadata, f, indent=2, ensure_ascii=False)
             f.write("\n")

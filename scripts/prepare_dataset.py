@@ -1,8 +1,17 @@
 #!/usr/bin/env python3
 """Tokenize a TRL-style preference data set exactly as TRL's DPOTrainer prepares it.
 
-Input: JSON lines (optionally gzip-compressed), one preference row per line, in one of TRL's
-formats:
+Input (``--dataset``), as the data set is kept; read by ``dataset_source.py``, which says how each
+kind is recognised:
+
+* JSON lines, optionally gzip-compressed, one preference row per line;
+* a Parquet file (``.parquet``), e.g. from ``Dataset.to_parquet`` or the Hub;
+* an Arrow file (``.arrow``): the IPC stream format ``datasets`` writes, or the IPC file format;
+* a folder written by ``Dataset.save_to_disk``;
+* a folder written by ``DatasetDict.save_to_disk``: ``--split NAME`` picks the split, and is needed
+  when it holds more than one. ``--split`` is refused for every other kind (they hold one split).
+
+Rows are in one of TRL's formats, whatever the kind:
 
 * conversational: ``prompt``, ``chosen`` and ``rejected`` are lists of
   ``{"role": ..., "content": ...}`` messages;
@@ -11,15 +20,23 @@ formats:
 Rows without a ``prompt`` field (an implicit prompt shared by ``chosen`` and ``rejected``) are
 accepted when no row has one; TRL extracts the common prefix as the prompt. ``tools`` and
 ``chat_template_kwargs`` fields are passed to the chat template as TRL does; other fields are
-ignored.
+ignored. A bad row is named by its number, counted from 1 (JSON lines by line, tables by row in
+the split), and its field; nothing is written then.
 
 Output: JSON lines. The first line is a header::
 
-    {"tensorcache": {"kind": "prepared", "source": ..., "source_sha256": ...,
-                     "chat_template_sha256": ..., "tokenizer_sha256": ..., "rows": N,
-                     "transformers_version": ..., "trl_semantics": "1.13"}}
+    {"tensorcache": {"kind": "prepared", "source": ..., "split": ..., "source_sha256": ...,
+                     "rows_sha256": ..., "chat_template_sha256": ..., "tokenizer_sha256": ...,
+                     "rows": N, "transformers_version": ..., "trl_semantics": "1.13"}}
 
-then one line per input row, in input order: ``{"prompt_ids": [...], "chosen_ids": [...],
+``source`` is the file or folder name, ``split`` the split read from a DatasetDict folder (absent
+for the other kinds), ``source_sha256`` the SHA-256 of the file's bytes or the folder digest that
+``dataset_source.py`` defines, ``rows_sha256`` ``tensorcache.digests.rows_digest`` over the rows as
+read (before tokenizing, in order): the same rows give the same value from every kind.
+``chat_template_sha256`` is ``tensorcache.digests.chat_template_digest`` of the tokenizer and
+``tokenizer_sha256`` the SHA-256 of the model directory's ``tokenizer.json``.
+
+Then one line per input row, in input order: ``{"prompt_ids": [...], "chosen_ids": [...],
 "rejected_ids": [...]}``, TRL's tokenized columns (completion ids without the prompt's ids).
 
 The tokenization is TRL's own (``DPOTrainer._prepare_dataset`` with no ``max_length``, so no
@@ -30,16 +47,19 @@ tokenizer's defaults, so with its special tokens; conversations with the chat te
 prompt with ``add_generation_prompt=True``), and a completion's ids are the ids of
 prompt+completion after the first ``len(prompt_ids)`` ids.
 
-Example::
+Examples::
 
     python scripts/prepare_dataset.py --model-dir models/llama --dataset prefs.jsonl.gz \\
         --out prefs.llama.jsonl
+    python scripts/prepare_dataset.py --model-dir models/llama --dataset prefs.parquet \\
+        --out prefs.llama.jsonl
+    python scripts/prepare_dataset.py --model-dir models/llama --dataset prefs-dict/ \\
+        --split test --out prefs-test.llama.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import os
@@ -48,14 +68,20 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from dataset_source import PrepareError, Source, read_source
+
+try:
+    from tensorcache import digests
+except ImportError:  # run from a checkout: the package lies beside scripts/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+    for _name in [m for m in sys.modules if m == "tensorcache" or m.startswith("tensorcache.")]:
+        del sys.modules[_name]
+    from tensorcache import digests
+
 TRL_SEMANTICS = "1.13"
 TOKENIZER_FILE = "tokenizer.json"
 COMPLETION_FIELDS = ("chosen", "rejected")
 PASS_THROUGH_FIELDS = ("tools", "chat_template_kwargs")
-
-
-class PrepareError(Exception):
-    """A problem with the arguments or the input data that the user has to fix; exit code 2."""
 
 
 def _stderr(message: str) -> None:
@@ -65,48 +91,6 @@ def _stderr(message: str) -> None:
 # --------------------------------------------------------------------------------------------
 # Reading and checking rows
 # --------------------------------------------------------------------------------------------
-
-
-def read_bytes(path: Path) -> bytes:
-    """The file's raw bytes (what ``source_sha256`` is computed over)."""
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        raise PrepareError(f"cannot read --dataset '{path}': {e.strerror or e}") from e
-
-
-def _decompressed(path: Path, raw: bytes) -> bytes:
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            raise PrepareError(f"{path}: not a valid gzip file: {e}") from e
-    if path.name.endswith(".gz"):
-        raise PrepareError(f"{path}: name ends with .gz but the content is not gzip-compressed")
-    return raw
-
-
-def parse_rows(path: Path, raw: bytes) -> List[Tuple[int, Dict[str, Any]]]:
-    """Parse JSON lines into (1-based line number, row) pairs; blank lines are skipped."""
-    data = _decompressed(path, raw)
-    rows: List[Tuple[int, Dict[str, Any]]] = []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise PrepareError(f"{path}:{number}: not valid UTF-8 ({e.reason} at byte {e.start})") from e
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise PrepareError(f"{path}:{number}: not valid JSON: {e.msg} at column {e.colno}") from e
-        if not isinstance(row, dict):
-            raise PrepareError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-        rows.append((number, row))
-    if not rows:
-        raise PrepareError(f"{path}: no rows")
-    return rows
 
 
 def _check_messages(where: str, field: str, value: Any) -> None:
@@ -120,25 +104,27 @@ def _check_messages(where: str, field: str, value: Any) -> None:
             raise PrepareError(f"{where}: field '{field}' message {k} is "
                                f"{type(message).__name__}, expected an object with role and content")
         for key in ("role", "content"):
-            if key not in message:
+            if message.get(key) is None:  # a table fills a message's absent keys with null
                 raise PrepareError(f"{where}: field '{field}' message {k} has no '{key}'")
             if not isinstance(message[key], str):
                 raise PrepareError(f"{where}: field '{field}' message {k} '{key}' is "
                                    f"{type(message[key]).__name__}, expected a string")
 
 
-def check_rows(path: Path, rows: List[Tuple[int, Dict[str, Any]]]) -> Tuple[bool, bool]:
+def check_rows(source: Source) -> Tuple[bool, bool]:
     """Check every row; return (conversational, has_prompt). The first row sets the format."""
-    first_line, first = rows[0]
+    rows = source.rows
+    first_number, first = rows[0]
+    first_ref = source.ref(first_number)
     has_prompt = "prompt" in first
     fields = (("prompt",) if has_prompt else ()) + COMPLETION_FIELDS
     probe = first.get("prompt", first.get("chosen"))
     conversational = isinstance(probe, list)
     kind = "a list of messages" if conversational else "a string"
     for number, row in rows:
-        where = f"{path}:{number}"
+        where = source.where(number)
         if not has_prompt and "prompt" in row:
-            raise PrepareError(f"{where}: field 'prompt' present but line {first_line} has none "
+            raise PrepareError(f"{where}: field 'prompt' present but {first_ref} has none "
                                "(all rows must have an explicit prompt, or none)")
         for field in fields:
             if field not in row:
@@ -147,8 +133,8 @@ def check_rows(path: Path, rows: List[Tuple[int, Dict[str, Any]]]) -> Tuple[bool
             if conversational:
                 _check_messages(where, field, value)
             elif not isinstance(value, str):
-                raise PrepareError(f"{where}: field '{field}' must be {kind} (as on line "
-                                   f"{first_line}), got {type(value).__name__}")
+                raise PrepareError(f"{where}: field '{field}' must be {kind} (as on "
+                                   f"{first_ref}), got {type(value).__name__}")
     return conversational, has_prompt
 
 
@@ -165,7 +151,10 @@ def _trl_rows(rows: List[Dict[str, Any]], tokenizer: Any) -> List[Dict[str, List
     from trl import DPOTrainer
 
     datasets.disable_progress_bars()
-    dataset = datasets.Dataset.from_list(rows)
+    # every field any row has, as datasets' own readers make columns (from_list would keep only
+    # the first row's fields and lose a "tools" that the first row lacks)
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    dataset = datasets.Dataset.from_dict({k: [row.get(k) for row in rows] for k in keys})
     trainer_view = SimpleNamespace(_tokenizer=tokenizer)
     args = SimpleNamespace(dataset_num_proc=None, max_length=None, truncation_mode="keep_start")
     prepared = DPOTrainer._prepare_dataset(trainer_view, dataset, tokenizer, args, "input")
@@ -263,14 +252,17 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def chat_template_sha256(tokenizer: Any) -> Optional[str]:
-    """SHA-256 of the tokenizer's chat template text (UTF-8), or None without one."""
-    template = getattr(tokenizer, "chat_template", None)
-    if template is None:
-        return None
-    if not isinstance(template, str):  # several named templates
-        template = json.dumps(template, sort_keys=True, ensure_ascii=False)
-    return _sha256(template.encode("utf-8"))
+def rows_sha256(source: Source) -> str:
+    """``digests.rows_digest`` of the rows as read; a value it cannot encode is named by row."""
+    try:
+        return digests.rows_digest(row for _, row in source.rows)
+    except TypeError:
+        for number, row in source.rows:
+            try:
+                digests.rows_digest([row])
+            except TypeError as e:
+                raise PrepareError(f"{source.where(number)}: {e}") from e
+        raise
 
 
 def write_jsonl_atomically(out: Path, lines: Iterable[Dict[str, Any]]) -> None:
@@ -309,14 +301,16 @@ def load_model_dir_tokenizer(model_dir: Path) -> Any:
 
 
 def prepare(model_dir: "str | os.PathLike[str]", dataset: "str | os.PathLike[str]",
-            out: "str | os.PathLike[str]", engine: str = "auto", log: Any = _stderr) -> int:
-    """Tokenize ``dataset`` with the tokenizer in ``model_dir`` into ``out``; return the row count."""
+            out: "str | os.PathLike[str]", engine: str = "auto", log: Any = _stderr,
+            split: Optional[str] = None) -> int:
+    """Tokenize ``dataset`` (``split`` of a DatasetDict folder) with the tokenizer in ``model_dir``
+    into ``out``; return the row count."""
     model_dir, dataset, out = Path(model_dir), Path(dataset), Path(out)
     if out.exists() and out.is_dir():
         raise PrepareError(f"--out '{out}' is a directory")
-    raw = read_bytes(dataset)
-    numbered = parse_rows(dataset, raw)
-    conversational, _ = check_rows(dataset, numbered)
+    source = read_source(dataset, split)
+    conversational, _ = check_rows(source)
+    rows_digest = rows_sha256(source)
     import transformers  # only once the rows are known to be well formed
 
     tokenizer = load_model_dir_tokenizer(model_dir)
@@ -324,22 +318,24 @@ def prepare(model_dir: "str | os.PathLike[str]", dataset: "str | os.PathLike[str
         raise PrepareError(f"{dataset} is conversational but the tokenizer in '{model_dir}' has no "
                            "chat template")
     keep = ("prompt",) + COMPLETION_FIELDS + PASS_THROUGH_FIELDS
-    rows = [{k: row[k] for k in keep if k in row} for _, row in numbered]
+    rows = [{k: row[k] for k in keep if k in row} for _, row in source.rows]
     tokenized, semantics = tokenize_rows(rows, tokenizer, conversational, engine, log)
-    header = {"tensorcache": {
-        "kind": "prepared",
-        "source": dataset.name,
-        "source_sha256": _sha256(raw),
-        "chat_template_sha256": chat_template_sha256(tokenizer),
+    header: Dict[str, Any] = {"kind": "prepared", "source": dataset.name}
+    if source.split is not None:
+        header["split"] = source.split
+    header.update({
+        "source_sha256": source.sha256,
+        "rows_sha256": rows_digest,
+        "chat_template_sha256": digests.chat_template_digest(tokenizer),
         "tokenizer_sha256": _sha256((model_dir / TOKENIZER_FILE).read_bytes()),
         "rows": len(tokenized),
         "transformers_version": transformers.__version__,
         "trl_semantics": semantics,
-    }}
+    })
     body = ({"prompt_ids": [int(x) for x in r["prompt_ids"]],
              "chosen_ids": [int(x) for x in r["chosen_ids"]],
              "rejected_ids": [int(x) for x in r["rejected_ids"]]} for r in tokenized)
-    write_jsonl_atomically(out, _chain([header], body))
+    write_jsonl_atomically(out, _chain([{"tensorcache": header}], body))
     return len(tokenized)
 
 
@@ -351,19 +347,36 @@ def _chain(first: List[Dict[str, Any]], rest: Iterable[Dict[str, Any]]) -> Itera
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="prepare_dataset.py",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
-            "Tokenize TRL-style preference rows (conversational or text; JSON lines, optionally "
-            "gzip) exactly as TRL's DPOTrainer prepares them, with the tokenizer and chat "
-            "template of a TensorCache model directory. Writes a header line, then one "
-            '{"prompt_ids", "chosen_ids", "rejected_ids"} line per input row, in order.'
+            "Tokenize TRL-style preference rows exactly as TRL's DPOTrainer prepares them, with\n"
+            "the tokenizer and chat template of a TensorCache model directory. Writes a header\n"
+            "line, then one {\"prompt_ids\", \"chosen_ids\", \"rejected_ids\"} line per input "
+            "row, in order.\n\n"
+            "Rows: prompt, chosen and rejected as strings (text) or as lists of {\"role\",\n"
+            "\"content\"} messages (conversational); prompt may be left out of every row.\n\n"
+            "--dataset takes:\n"
+            "  IN.jsonl, IN.jsonl.gz  JSON lines (gzip when the content is gzip)\n"
+            "  IN.parquet             a Parquet file\n"
+            "  IN.arrow               an Arrow file (the IPC stream datasets writes, or IPC file)\n"
+            "  DIR/                   a folder written by Dataset.save_to_disk (has state.json)\n"
+            "  DIR/ --split NAME      a folder written by DatasetDict.save_to_disk (has\n"
+            "                         dataset_dict.json): the split NAME; --split may be left\n"
+            "                         out when it holds one split only\n"
+            "--split is refused for the other kinds: each holds one split."
         ),
-        epilog="Exit codes: 0 written, 2 bad argument or malformed input (the message names the "
-               "file, line and field), 1 unexpected failure.",
+        epilog="Exit codes: 0 written; 2 bad argument or malformed input (the message names the\n"
+               "file, the line or the row counted from 1, and the field; nothing is written);\n"
+               "1 unexpected failure.",
     )
     parser.add_argument("--model-dir", required=True, metavar="DIR",
                         help="model directory with tokenizer.json (e.g. from export_hf_model.py)")
-    parser.add_argument("--dataset", required=True, metavar="IN.jsonl[.gz]",
-                        help="preference rows: prompt/chosen/rejected as strings or message lists")
+    parser.add_argument("--dataset", required=True, metavar="IN",
+                        help="preference rows: a JSON lines file (optionally gzip), a .parquet or "
+                             ".arrow file, or a folder written by save_to_disk")
+    parser.add_argument("--split", metavar="NAME",
+                        help="the split of a DatasetDict folder to read; needed when it holds "
+                             "more than one")
     parser.add_argument("--out", required=True, metavar="OUT.jsonl",
                         help="file to write (replaced atomically)")
     parser.add_argument("--engine", choices=("auto", "trl", "builtin"), default="auto",
@@ -376,7 +389,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command line entry point; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        n = prepare(args.model_dir, args.dataset, args.out, args.engine)
+        n = prepare(args.model_dir, args.dataset, args.out, args.engine, split=args.split)
     except PrepareError as e:
         _stderr(f"error: {e}")
         return 2

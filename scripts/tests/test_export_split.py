@@ -246,3 +246,52 @@ def test_hidden_states_task_is_unchanged(tmp_path, tokenizer):
                                  max_check_length=CHECK_LENGTH, log=lambda _: None)
     assert sorted(p.name for p in out.iterdir() if p.suffix == ".pt") == ["model.pt"]
     assert _meta(out)["format_version"] == 1
+
+
+TEMPLATE = "{% for m in messages %}<s>{{ m['role'] }}: {{ m['content'] }}</s>{% endfor %}"
+
+
+def test_the_digests_of_model_tokenizer_and_template_are_recorded(tmp_path, tokenizer):
+    import hashlib
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    from tensorcache import digests
+
+    src = tmp_path / "hf"
+    tiny_llama(tokenizer).save_pretrained(str(src))
+    tokenizer.save_pretrained(str(src))
+    templated = AutoTokenizer.from_pretrained(str(src))
+    templated.chat_template = TEMPLATE
+    templated.save_pretrained(str(src))
+    outs = {"split": tmp_path / "v2", "logits-only": tmp_path / "v1"}
+    for kind, out in outs.items():
+        extra = ["--logits-only"] if kind == "logits-only" else []
+        assert export_hf_model.main(["--model", str(src), "--out", str(out),
+                                     "--max-check-length", str(CHECK_LENGTH), *extra]) == 0
+
+    model = AutoModelForCausalLM.from_pretrained(str(src))
+    again = AutoTokenizer.from_pretrained(str(src))
+    want = {"model_state_sha256": digests.state_digest(model),
+            "tokenizer_state_sha256": digests.tokenizer_digest(again),
+            "chat_template_sha256": hashlib.sha256(TEMPLATE.encode("utf-8")).hexdigest()}
+    assert want["chat_template_sha256"] == digests.chat_template_digest(again)
+    for kind, out in outs.items():
+        meta = _meta(out)
+        assert {k: meta[k] for k in want} == want, kind
+        # a trainer that loads the tokenizer from the exported directory gets the same state
+        exported = AutoTokenizer.from_pretrained(str(out))
+        assert digests.tokenizer_digest(exported) == want["tokenizer_state_sha256"], kind
+        assert digests.chat_template_digest(exported) == want["chat_template_sha256"], kind
+    # the exporter's float32 copy, not a lower-precision one
+    half = AutoModelForCausalLM.from_pretrained(str(src), dtype=torch.bfloat16)
+    assert digests.state_digest(half) != want["model_state_sha256"]
+
+
+def test_a_tokenizer_without_a_chat_template_records_null(tmp_path, tokenizer):
+    out = export_hf_model.export(tiny_llama(tokenizer), tokenizer, tmp_path / "m", "causal-lm",
+                                 "tiny llama", max_check_length=CHECK_LENGTH, log=lambda _: None)
+    meta = _meta(out)
+    assert meta["chat_template_sha256"] is None
+    assert len(meta["model_state_sha256"]) == 64 and len(meta["tokenizer_state_sha256"]) == 64
