@@ -12,6 +12,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
+import org.tensorcache.model.data.RowsDigest;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -175,11 +176,22 @@ public final class JobOptions {
     try (ModelRunner runner = newRunner()) {
       CacheSpec spec = spec(runner, data);
       Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
+      Map<String, String> inputs =
+          RecordedInputs.of(runner, "builtin", data, spec, fingerprint)
+              .put("data_format", data.format().cliName())
+              .put("rows_sha256", RowsDigest.ofPreferences(data.preferences()))
+              .map();
       Path cacheDir = dataDir.resolve(fingerprint.cacheId());
-      writeManifest(cacheDir, runner, data, spec, fingerprint);
+      writeManifest(cacheDir, runner, data, spec, fingerprint, inputs);
       CacheDefinition definition =
           new CacheDefinition(
-              spec, fingerprint, data, this::newRunner, cacheDir.resolve("segments"), microBatch());
+                  spec,
+                  fingerprint,
+                  data,
+                  this::newRunner,
+                  cacheDir.resolve("segments"),
+                  microBatch())
+              .withInputs(inputs);
       return new Job(data, spec, fingerprint, cacheDir, definition);
     }
   }
@@ -193,9 +205,17 @@ public final class JobOptions {
     return new CacheSpec(cacheName, data.size(), runner.fields(), rangeSize);
   }
 
-  /** Writes what the cache was made from, for people reading the data directory. */
+  /**
+   * Writes what the cache was made from, for people reading the data directory; {@code inputs}
+   * under {@code "inputs"}, as a trainer checks them.
+   */
   void writeManifest(
-      Path cacheDir, ModelRunner runner, ExampleSet data, CacheSpec spec, Fingerprint fp)
+      Path cacheDir,
+      ModelRunner runner,
+      ExampleSet data,
+      CacheSpec spec,
+      Fingerprint fp,
+      Map<String, String> inputs)
       throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cache_id", fp.cacheId());
@@ -208,6 +228,7 @@ public final class JobOptions {
     m.put("n", spec.n());
     m.put("range_size", spec.rangeSize());
     m.put("fields", spec.fields().stream().map(Object::toString).toList());
+    m.put("inputs", inputs);
     Files.createDirectories(cacheDir);
     Path tmp = Files.createTempFile(cacheDir, ".tmp-", ".json");
     JSON.writeValue(tmp.toFile(), m);

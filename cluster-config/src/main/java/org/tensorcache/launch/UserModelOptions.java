@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
+import org.tensorcache.model.data.RowsDigest;
 import org.tensorcache.model.hf.ModelDirectory;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
@@ -176,18 +178,52 @@ final class UserModelOptions {
     try (ModelRunner runner = user.newRunner(raw.format())) {
       CacheSpec spec = new CacheSpec(job.cacheName, rows.size(), runner.fields(), job.rangeSize);
       Fingerprint fingerprint = CacheDefinition.fingerprint(runner, rows, spec);
+      Map<String, String> inputs = inputs(user, raw, runner, spec, fingerprint);
       Path cacheDir = job.dataDir.resolve(fingerprint.cacheId());
-      job.writeManifest(cacheDir, runner, rows, spec, fingerprint);
+      job.writeManifest(cacheDir, runner, rows, spec, fingerprint, inputs);
       CacheDefinition definition =
           new CacheDefinition(
-              spec,
-              fingerprint,
-              rows,
-              () -> newRunner(user, raw.format()),
-              cacheDir.resolve("segments"),
-              user.planner());
+                  spec,
+                  fingerprint,
+                  rows,
+                  () -> newRunner(user, raw.format()),
+                  cacheDir.resolve("segments"),
+                  user.planner())
+              .withInputs(inputs);
       return new Job(rows, spec, fingerprint, cacheDir, definition);
     }
+  }
+
+  /**
+   * What a trainer checks: the rows' content (digested here for text rows, copied from a prepared
+   * file's header), the model's and tokenizer's digests (the exporter's, when it recorded them),
+   * and the truncation and passes the values were computed with.
+   */
+  private Map<String, String> inputs(
+      UserModel user, ExampleSet raw, ModelRunner runner, CacheSpec spec, Fingerprint fingerprint)
+      throws IOException {
+    ModelDirectory dir = user.directory();
+    RecordedInputs inputs =
+        RecordedInputs.of(runner, user.runner().cliName(), raw, spec, fingerprint)
+            .put("data_format", raw.format().cliName())
+            .fromHeader(raw)
+            .put("model_dir", modelDir.toString())
+            .put("tokenizer_sha256", dir.tokenizerDigest())
+            .put("tokenizer_state_sha256", dir.recorded("tokenizer_state_sha256"))
+            .put("model_state_sha256", dir.recorded("model_state_sha256"))
+            .putIfAbsent("chat_template_sha256", dir.recorded("chat_template_sha256"))
+            .put("batch_tokens", Integer.toString(batchTokens))
+            .put("memory_bound", Long.toString(budgetSettings().memoryBound()));
+    if (raw.format() == DataFormat.TEXT) {
+      inputs.put("rows_sha256", RowsDigest.ofPreferences(raw.preferences()));
+    }
+    if (user.runner() == UserModel.Runner.LOGPROB) {
+      inputs
+          .put("max_length", Integer.toString(maxLength))
+          .put("truncation_mode", truncationMode)
+          .put("eos_token", dir.eosToken());
+    }
+    return inputs.map();
   }
 
   private static ModelRunner newRunner(UserModel user, DataFormat format) {
