@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       NodeCommand.class,
       StatusCommand.class,
       FillCommand.class,
+      ExportCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
     })
