@@ -38,7 +38,7 @@ public final class Main implements Runnable {
 
   /** The command line with its error handling: a bad input is one line naming it, exit code 1. */
   static CommandLine commandLine() {
-    return new CommandLine(new Main())
+    return HelpSections.groupsFirst(new CommandLine(new Main()))
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               log.debug("command failed", e);
