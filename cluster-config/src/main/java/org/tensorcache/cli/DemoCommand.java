@@ -139,7 +139,7 @@ final class DemoCommand implements Callable<Integer> {
 
   /** Writes the export from the verified segments (again only when a segment is newer). */
   private static Path export(Job job) throws Exception {
-    Path export = job.cacheDir().resolve("export.safetensors");
+    Path export = SegmentExport.defaultFile(job);
     SegmentStore store =
         SegmentStore.open(job.definition().segmentDir(), job.spec(), job.fingerprint());
     long newest = 0;
@@ -149,11 +149,7 @@ final class DemoCommand implements Callable<Integer> {
     if (Files.exists(export) && Files.getLastModifiedTime(export).toMillis() >= newest) {
       return export;
     }
-    List<Block> blocks = new java.util.ArrayList<>();
-    for (int range = 0; range < job.spec().rangeCount(); range++) {
-      blocks.add(store.read(range).orElseThrow(() -> new IllegalStateException("missing segment")));
-    }
-    CacheExport.write(export, job.spec(), job.fingerprint(), blocks);
+    SegmentExport.write(job, export);
     return export;
   }
 

@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       NodeCommand.class,
       StatusCommand.class,
       FillCommand.class,
+      ExportCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -37,7 +38,7 @@ public final class Main implements Runnable {
 
   /** The command line with its error handling: a bad input is one line naming it, exit code 1. */
   static CommandLine commandLine() {
-    return new CommandLine(new Main())
+    return HelpSections.groupsFirst(new CommandLine(new Main()))
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               log.debug("command failed", e);

@@ -12,6 +12,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
+import org.tensorcache.model.data.RowsDigest;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -20,7 +21,7 @@ import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
 /** What decides a cache: data set, model and layout; makes the seeded ones when missing. */
@@ -28,103 +29,58 @@ public final class JobOptions {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-  @Option(
-      names = "--data-dir",
-      defaultValue = "data",
-      description = "Where data sets, models and caches live (default: ${DEFAULT-VALUE}).")
-  Path dataDir;
+  @ArgGroup(validate = false, heading = "Your model and data set:%n", order = 1)
+  UserModelOptions userModel = new UserModelOptions();
 
-  @Option(
-      names = "--dataset",
-      paramLabel = "FILE",
-      description =
-          "Your own JSONL file, plain or .gz ({\"prompt\",\"chosen\",\"rejected\"} per line, or"
-              + " see --format); default: a seeded synthetic set.")
-  Path dataset;
+  @ArgGroup(validate = false, heading = "The cache:%n", order = 2)
+  CacheOptions cache = new CacheOptions();
 
-  @Mixin UserModelOptions userModel;
+  @ArgGroup(
+      validate = false,
+      heading = "The built-in demo model (without --model-dir) and its synthetic data set:%n",
+      order = 3)
+  BuiltInModelOptions builtIn = new BuiltInModelOptions();
 
-  @Option(
-      names = "--examples",
-      defaultValue = "20000",
-      description = "Size of the synthetic data set (default: ${DEFAULT-VALUE}).")
-  int examples;
+  /** Where the cache lives and how it is laid out. */
+  static final class CacheOptions {
+    @Option(
+        names = "--data-dir",
+        paramLabel = "DIR",
+        defaultValue = "data",
+        description = "Where data sets, models and caches live (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
 
-  @Option(
-      names = "--data-seed",
-      defaultValue = "42",
-      description = "Seed of the synthetic data set (default: ${DEFAULT-VALUE}).")
-  long dataSeed;
+    @Option(
+        names = "--range-size",
+        paramLabel = "N",
+        defaultValue = "1024",
+        description = "Examples per range and segment (default: ${DEFAULT-VALUE}).")
+    int rangeSize;
 
-  @Option(
-      names = "--model-seed",
-      defaultValue = "7",
-      description = "Seed of the reference model's weights (default: ${DEFAULT-VALUE}).")
-  int modelSeed;
-
-  @Option(
-      names = "--embed",
-      defaultValue = "64",
-      description = "Embedding size (default: ${DEFAULT-VALUE}).")
-  int embed;
-
-  @Option(
-      names = "--hidden",
-      defaultValue = "128",
-      description = "LSTM size (default: ${DEFAULT-VALUE}).")
-  int hidden;
-
-  @Option(
-      names = "--layers",
-      defaultValue = "2",
-      description = "LSTM layers (default: ${DEFAULT-VALUE}).")
-  int layers;
-
-  @Option(
-      names = "--max-seq-len",
-      defaultValue = "512",
-      description = "Longest prompt+response in tokens (default: ${DEFAULT-VALUE}).")
-  int maxSeqLen;
-
-  @Option(
-      names = "--range-size",
-      defaultValue = "1024",
-      description = "Examples per range and segment (default: ${DEFAULT-VALUE}).")
-  int rangeSize;
-
-  @Option(
-      names = "--micro-batch",
-      description =
-          "Built-in model: examples per forward pass (default: "
-              + DEFAULT_MICRO_BATCH
-              + "). A model of yours packs passes by --batch-tokens instead.")
-  Integer microBatch;
-
-  /** Examples per forward pass of the built-in model by default. */
-  static final int DEFAULT_MICRO_BATCH = 64;
-
-  @Option(
-      names = "--cache-name",
-      defaultValue = "dpo-ref",
-      description = "Cache name (default: ${DEFAULT-VALUE}).")
-  String cacheName;
+    @Option(
+        names = "--cache-name",
+        paramLabel = "NAME",
+        defaultValue = "dpo-ref",
+        description = "Cache name (default: ${DEFAULT-VALUE}).")
+    String cacheName;
+  }
 
   /** Where data sets, models and caches live ({@code --data-dir}). */
   public Path dataDir() {
-    return dataDir;
+    return cache.dataDir;
   }
 
   /** The data set: the given file, or the seeded synthetic one (made when missing). */
   ExampleSet dataset() throws IOException {
-    Path file = dataset;
+    Path file = userModel.dataset;
     if (file == null) {
+      long seed = builtIn.dataSeed;
+      int examples = builtIn.examples;
       file =
-          dataDir
-              .resolve("datasets")
-              .resolve("synthetic-s" + dataSeed + "-n" + examples + ".jsonl");
+          dataDir().resolve("datasets").resolve("synthetic-s" + seed + "-n" + examples + ".jsonl");
       if (!Files.exists(file)) {
-        System.out.printf("making data set %s (%d examples, seed %d)%n", file, examples, dataSeed);
-        SyntheticPreferences.write(file, dataSeed, examples);
+        System.out.printf("making data set %s (%d examples, seed %d)%n", file, examples, seed);
+        SyntheticPreferences.write(file, seed, examples);
       }
     } else if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException("data set " + file + " is not a file");
@@ -134,7 +90,9 @@ public final class JobOptions {
 
   /** The reference model of these sizes and seed, made and saved when missing. */
   TinyLm model() throws IOException {
-    LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, embed, hidden, layers, modelSeed);
+    BuiltInModelOptions b = builtIn;
+    LmConfig config =
+        new LmConfig(ByteTokenizer.VOCAB_SIZE, b.embed, b.hidden, b.layers, b.modelSeed);
     Path dir = modelDir();
     if (TinyLm.exists(dir)) {
       return TinyLm.load(dir);
@@ -147,15 +105,16 @@ public final class JobOptions {
 
   /** Where the reference model of these sizes and seed is saved. */
   public Path modelDir() {
-    return dataDir
+    BuiltInModelOptions b = builtIn;
+    return dataDir()
         .resolve("models")
-        .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", embed, hidden, layers, modelSeed));
+        .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", b.embed, b.hidden, b.layers, b.modelSeed));
   }
 
   /** A reference log-prob runner over a fresh copy of the saved model. */
   ModelRunner newRunner() {
     try {
-      return new ReferenceLogprobRunner(TinyLm.load(modelDir()), microBatch(), maxSeqLen);
+      return new ReferenceLogprobRunner(TinyLm.load(modelDir()), microBatch(), builtIn.maxSeqLen);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -175,27 +134,46 @@ public final class JobOptions {
     try (ModelRunner runner = newRunner()) {
       CacheSpec spec = spec(runner, data);
       Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
-      Path cacheDir = dataDir.resolve(fingerprint.cacheId());
-      writeManifest(cacheDir, runner, data, spec, fingerprint);
+      Map<String, String> inputs =
+          RecordedInputs.of(runner, "builtin", data, spec, fingerprint)
+              .put("data_format", data.format().cliName())
+              .put("rows_sha256", RowsDigest.ofPreferences(data.preferences()))
+              .map();
+      Path cacheDir = dataDir().resolve(fingerprint.cacheId());
+      writeManifest(cacheDir, runner, data, spec, fingerprint, inputs);
       CacheDefinition definition =
           new CacheDefinition(
-              spec, fingerprint, data, this::newRunner, cacheDir.resolve("segments"), microBatch());
+                  spec,
+                  fingerprint,
+                  data,
+                  this::newRunner,
+                  cacheDir.resolve("segments"),
+                  microBatch())
+              .withInputs(inputs);
       return new Job(data, spec, fingerprint, cacheDir, definition);
     }
   }
 
   /** The built-in model's micro-batch. */
   int microBatch() {
-    return microBatch == null ? DEFAULT_MICRO_BATCH : microBatch;
+    return builtIn.microBatch();
   }
 
   CacheSpec spec(ModelRunner runner, ExampleSet data) {
-    return new CacheSpec(cacheName, data.size(), runner.fields(), rangeSize);
+    return new CacheSpec(cache.cacheName, data.size(), runner.fields(), cache.rangeSize);
   }
 
-  /** Writes what the cache was made from, for people reading the data directory. */
+  /**
+   * Writes what the cache was made from, for people reading the data directory; {@code inputs}
+   * under {@code "inputs"}, as a trainer checks them.
+   */
   void writeManifest(
-      Path cacheDir, ModelRunner runner, ExampleSet data, CacheSpec spec, Fingerprint fp)
+      Path cacheDir,
+      ModelRunner runner,
+      ExampleSet data,
+      CacheSpec spec,
+      Fingerprint fp,
+      Map<String, String> inputs)
       throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cache_id", fp.cacheId());
@@ -208,6 +186,7 @@ public final class JobOptions {
     m.put("n", spec.n());
     m.put("range_size", spec.rangeSize());
     m.put("fields", spec.fields().stream().map(Object::toString).toList());
+    m.put("inputs", inputs);
     Files.createDirectories(cacheDir);
     Path tmp = Files.createTempFile(cacheDir, ".tmp-", ".json");
     JSON.writeValue(tmp.toFile(), m);

@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
+import org.tensorcache.model.data.RowsDigest;
 import org.tensorcache.model.hf.ModelDirectory;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
@@ -19,7 +21,10 @@ import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import picocli.CommandLine.Option;
 
-/** Options of a job on the user's own model directory (scripts/export_hf_model.py makes one). */
+/**
+ * Options of a job on the user's own model directory (scripts/export_hf_model.py makes one), and
+ * the data set (which the built-in model takes too).
+ */
 final class UserModelOptions {
   @Option(
       names = "--model-dir",
@@ -28,6 +33,14 @@ final class UserModelOptions {
           "Your model directory (scripts/export_hf_model.py): model.pt and tokenizer.json;"
               + " needs --dataset. Default: the built-in tiny model.")
   Path modelDir;
+
+  @Option(
+      names = "--dataset",
+      paramLabel = "FILE",
+      description =
+          "Your own JSONL file, plain or .gz ({\"prompt\",\"chosen\",\"rejected\"} per line, or"
+              + " see --format); default: a seeded synthetic set.")
+  Path dataset;
 
   @Option(
       names = "--format",
@@ -40,6 +53,7 @@ final class UserModelOptions {
 
   @Option(
       names = "--max-length",
+      paramLabel = "N",
       defaultValue = "1024",
       description =
           "Cut prompt+completion to this many tokens as TRL does; 0 cuts nothing"
@@ -48,12 +62,14 @@ final class UserModelOptions {
 
   @Option(
       names = "--truncation-mode",
+      paramLabel = "MODE",
       defaultValue = "keep_start",
       description = "keep_start or keep_end, as TRL's truncation_mode (default: ${DEFAULT-VALUE}).")
   String truncationMode;
 
   @Option(
       names = "--runner",
+      paramLabel = "RUNNER",
       defaultValue = "logprob",
       description =
           "logprob (TRL's reference log-probs, causal LM) or embedding (mean of an encoder's"
@@ -62,6 +78,7 @@ final class UserModelOptions {
 
   @Option(
       names = "--dtype",
+      paramLabel = "DTYPE",
       defaultValue = "F32",
       description =
           "How the embedding runner stores each vector: F32, F16 or BF16 (rounded to nearest"
@@ -123,18 +140,18 @@ final class UserModelOptions {
    * file is loaded here once (its output is probed) and shared by the node's runners.
    */
   Job prepare(JobOptions job) throws IOException {
-    if (job.dataset == null) {
+    if (dataset == null) {
       throw new IllegalArgumentException("--model-dir needs --dataset FILE (JSONL, plain or .gz)");
     }
-    if (job.microBatch != null) {
+    if (job.builtIn.microBatch != null) {
       throw new IllegalArgumentException(
           "--micro-batch "
-              + job.microBatch
+              + job.builtIn.microBatch
               + " is the built-in model's; with --model-dir forward passes are packed by"
               + " --batch-tokens (and --memory-bound)");
     }
-    if (!Files.isRegularFile(job.dataset)) {
-      throw new IllegalArgumentException("data set " + job.dataset + " is not a file");
+    if (!Files.isRegularFile(dataset)) {
+      throw new IllegalArgumentException("data set " + dataset + " is not a file");
     }
     Truncation truncation = new Truncation(maxLength, Truncation.Mode.parse(truncationMode));
     UserModel user =
@@ -145,11 +162,11 @@ final class UserModelOptions {
             DType.parse(dtype),
             budgetSettings());
     ModelDirectory dir = user.directory();
-    ExampleSet raw = ExampleSet.load(job.dataset, dataFormat());
+    ExampleSet raw = ExampleSet.load(dataset, dataFormat());
     ExampleSet rows = user.prepare(raw);
     System.out.printf(
         "data set %s: %d %s rows, every row fits %s (%s, tokenizer of %d ids)%n",
-        job.dataset,
+        dataset,
         rows.size(),
         raw.format().cliName(),
         dir,
@@ -174,20 +191,55 @@ final class UserModelOptions {
         "forward passes: %s per compute thread (--batch-tokens, --memory-bound)%n  %s%n",
         user.budget().describe(), user.pathDescription());
     try (ModelRunner runner = user.newRunner(raw.format())) {
-      CacheSpec spec = new CacheSpec(job.cacheName, rows.size(), runner.fields(), job.rangeSize);
+      CacheSpec spec =
+          new CacheSpec(job.cache.cacheName, rows.size(), runner.fields(), job.cache.rangeSize);
       Fingerprint fingerprint = CacheDefinition.fingerprint(runner, rows, spec);
-      Path cacheDir = job.dataDir.resolve(fingerprint.cacheId());
-      job.writeManifest(cacheDir, runner, rows, spec, fingerprint);
+      Map<String, String> inputs = inputs(user, raw, runner, spec, fingerprint);
+      Path cacheDir = job.dataDir().resolve(fingerprint.cacheId());
+      job.writeManifest(cacheDir, runner, rows, spec, fingerprint, inputs);
       CacheDefinition definition =
           new CacheDefinition(
-              spec,
-              fingerprint,
-              rows,
-              () -> newRunner(user, raw.format()),
-              cacheDir.resolve("segments"),
-              user.planner());
+                  spec,
+                  fingerprint,
+                  rows,
+                  () -> newRunner(user, raw.format()),
+                  cacheDir.resolve("segments"),
+                  user.planner())
+              .withInputs(inputs);
       return new Job(rows, spec, fingerprint, cacheDir, definition);
     }
+  }
+
+  /**
+   * What a trainer checks: the rows' content (digested here for text rows, copied from a prepared
+   * file's header), the model's and tokenizer's digests (the exporter's, when it recorded them),
+   * and the truncation and passes the values were computed with.
+   */
+  private Map<String, String> inputs(
+      UserModel user, ExampleSet raw, ModelRunner runner, CacheSpec spec, Fingerprint fingerprint)
+      throws IOException {
+    ModelDirectory dir = user.directory();
+    RecordedInputs inputs =
+        RecordedInputs.of(runner, user.runner().cliName(), raw, spec, fingerprint)
+            .put("data_format", raw.format().cliName())
+            .fromHeader(raw)
+            .put("model_dir", modelDir.toString())
+            .put("tokenizer_sha256", dir.tokenizerDigest())
+            .put("tokenizer_state_sha256", dir.recorded("tokenizer_state_sha256"))
+            .put("model_state_sha256", dir.recorded("model_state_sha256"))
+            .putIfAbsent("chat_template_sha256", dir.recorded("chat_template_sha256"))
+            .put("batch_tokens", Integer.toString(batchTokens))
+            .put("memory_bound", Long.toString(budgetSettings().memoryBound()));
+    if (raw.format() == DataFormat.TEXT) {
+      inputs.put("rows_sha256", RowsDigest.ofPreferences(raw.preferences()));
+    }
+    if (user.runner() == UserModel.Runner.LOGPROB) {
+      inputs
+          .put("max_length", Integer.toString(maxLength))
+          .put("truncation_mode", truncationMode)
+          .put("eos_token", dir.eosToken());
+    }
+    return inputs.map();
   }
 
   private static ModelRunner newRunner(UserModel user, DataFormat format) {

@@ -1,18 +1,34 @@
 package org.tensorcache.model.data;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * A data set held in memory, with the SHA-256 of its (uncompressed) bytes for fingerprints and the
- * format of its rows.
+ * A data set held in memory, with the SHA-256 of its (uncompressed) bytes for fingerprints, the
+ * format of its rows, and the scalar values of its header line ({@code {"tensorcache": {...}}}, as
+ * the data set preparation script writes it: what the rows were made from), empty without one.
  */
-public record ExampleSet(Path source, List<Example> examples, String digest, DataFormat format) {
-  /** Copies the list; the data set is immutable. */
+public record ExampleSet(
+    Path source,
+    List<Example> examples,
+    String digest,
+    DataFormat format,
+    Map<String, String> header) {
+  /** Copies the list and the header; the data set is immutable. */
   public ExampleSet {
     examples = List.copyOf(examples);
+    header = Collections.unmodifiableSortedMap(new TreeMap<>(header));
+  }
+
+  /** A data set without a header. */
+  public ExampleSet(Path source, List<Example> examples, String digest, DataFormat format) {
+    this(source, examples, digest, format, Map.of());
   }
 
   /** A data set of text preference rows. */
@@ -36,13 +52,27 @@ public record ExampleSet(Path source, List<Example> examples, String digest, Dat
         throw new MalformedDataException(
             file.toString(), 1, "has no rows, expected at least one", null);
       }
-      return new ExampleSet(file, examples, reader.digest(), reader.format());
+      return new ExampleSet(
+          file, examples, reader.digest(), reader.format(), scalars(reader.header()));
     }
   }
 
   /** The same rows turned into others (e.g. tokenized) under the same source and digest. */
   public ExampleSet withExamples(List<? extends Example> rows, DataFormat rowsFormat) {
-    return new ExampleSet(source, List.copyOf(rows), digest, rowsFormat);
+    return new ExampleSet(source, List.copyOf(rows), digest, rowsFormat, header);
+  }
+
+  /** The header's string, number and boolean values by key; its nulls, lists and objects not. */
+  private static Map<String, String> scalars(JsonNode header) {
+    Map<String, String> values = new TreeMap<>();
+    if (header != null) {
+      for (Map.Entry<String, JsonNode> e : header.properties()) {
+        if (e.getValue().isValueNode() && !e.getValue().isNull()) {
+          values.put(e.getKey(), e.getValue().asText());
+        }
+      }
+    }
+    return values;
   }
 
   /** The rows as text preference rows, or an error naming the first row of another kind. */

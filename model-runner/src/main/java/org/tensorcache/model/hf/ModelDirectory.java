@@ -166,6 +166,14 @@ public final class ModelDirectory {
     return fromConfig != null ? fromConfig : tokenText(info, "eos_token");
   }
 
+  /**
+   * A string the exporter recorded in {@code tensorcache-model.json} under {@code key} (e.g. {@code
+   * model_state_sha256}), or null when the directory does not say.
+   */
+  public String recorded(String key) {
+    return info != null && info.path(key).isTextual() ? info.get(key).textValue() : null;
+  }
+
   /** The most positions the model takes, or -1 when the directory does not say. */
   public int maxPositions() {
     return intInfo("max_positions");

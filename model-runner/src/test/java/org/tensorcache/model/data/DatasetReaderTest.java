@@ -81,4 +81,21 @@ class DatasetReaderTest {
     var e = assertThrows(MalformedDataException.class, () -> ExampleSet.load(f));
     assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
   }
+
+  @Test
+  void theHeaderLineIsNoRowAndItsScalarsAreKept() throws Exception {
+    Path f =
+        file(
+            "{\"tensorcache\":{\"kind\":\"prepared\",\"rows\":1,\"source\":\"d.jsonl\","
+                + "\"rows_sha256\":\"ab\",\"chat_template_sha256\":null,\"more\":{\"x\":1}}}",
+            "{\"prompt_ids\":[1],\"chosen_ids\":[2],\"rejected_ids\":[3]}");
+    ExampleSet data = ExampleSet.load(f);
+    assertEquals(1, data.size());
+    assertEquals(
+        java.util.Map.of("kind", "prepared", "rows", "1", "source", "d.jsonl", "rows_sha256", "ab"),
+        data.header());
+    ExampleSet same = data.withExamples(data.examples(), data.format());
+    assertEquals(data.header(), same.header());
+    assertTrue(ExampleSet.load(file("{\"text\":\"t\"}")).header().isEmpty());
+  }
 }

@@ -18,6 +18,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
@@ -38,7 +39,9 @@ import org.tensorcache.store.spec.Fingerprint;
  * <p>Layout: one tensor of the field's dtype per field of shape {@code [n, ...fieldShape]} in spec
  * order (missing examples hold the dtype's sentinel: {@code -inf}, or the lowest integer), then
  * {@value #PRESENT}, {@code U8} of shape {@code [n]} holding 1 for a present example and 0 for a
- * missing one, so Python can mask with it directly.
+ * missing one, so Python can mask with it directly. The metadata says which cache it is ({@code
+ * cache_id}, {@code fingerprint}, {@code n}, {@code range_size}, {@code fields}, {@code crc32c})
+ * and, under {@value #INPUTS}, what it was filled from, for a trainer to check.
  */
 public final class CacheExport {
   /** The {@code format} metadata value of an export. */
@@ -47,20 +50,40 @@ public final class CacheExport {
   /** Name of the unpacked presence tensor. */
   public static final String PRESENT = "__present__";
 
+  /** The metadata key of the inputs the cache was filled from (a JSON object as a string). */
+  public static final String INPUTS = "inputs";
+
   private static final List<String> KEYS =
-      List.of("format", "cache_id", "fingerprint", "n", "range_size", "fields", "crc32c");
+      List.of("format", "cache_id", "fingerprint", "n", "range_size", "fields", INPUTS, "crc32c");
+
+  /** Exports written before the inputs were recorded have no {@value #INPUTS}. */
+  private static final Set<String> OPTIONAL = Set.of(INPUTS);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private CacheExport() {}
 
-  /**
-   * Atomically writes the cache to {@code file}. {@code blocks} holds at most one block per range;
-   * a range without one is exported as missing.
-   */
+  /** Like {@link #write(Path, CacheSpec, Fingerprint, Map, Collection)}, with no inputs. */
   public static void write(
       Path file, CacheSpec spec, Fingerprint fingerprint, Collection<Block> blocks)
       throws IOException {
+    write(file, spec, fingerprint, Map.of(), blocks);
+  }
+
+  /**
+   * Atomically writes the cache to {@code file}, with the {@code inputs} it was filled from (for a
+   * trainer to check; left out when empty). {@code blocks} holds at most one block per range; a
+   * range without one is exported as missing.
+   */
+  public static void write(
+      Path file,
+      CacheSpec spec,
+      Fingerprint fingerprint,
+      Map<String, String> inputs,
+      Collection<Block> blocks)
+      throws IOException {
     fingerprint.checkBelongsTo(spec);
+    String inputsJson = inputs.isEmpty() ? null : ExportInputs.encode(inputs);
     Block[] byRange = new Block[spec.rangeCount()];
     for (Block b : blocks) {
       if (!b.spec().equals(spec)) {
@@ -74,7 +97,7 @@ public final class CacheExport {
       byRange[b.range()] = b;
     }
     List<TensorInfo> tensors = tensors(spec);
-    Map<String, String> meta = metadata(spec, fingerprint, crcHex(0));
+    Map<String, String> meta = metadata(spec, fingerprint, inputsJson, crcHex(0));
     SafetensorsWriter.writeFile(
         file,
         tensors,
@@ -110,10 +133,10 @@ public final class CacheExport {
   }
 
   /**
-   * Reads an export of the cache that {@code expected} identifies; returns one block per range, in
-   * range order, with only the exported present examples present. Any failed check throws {@link
-   * SegmentRejectedException}, a file of another fingerprint with reason {@code
-   * FOREIGN_FINGERPRINT}.
+   * Reads an export of the cache that {@code expected} identifies, with or without recorded inputs;
+   * returns one block per range, in range order, with only the exported present examples present.
+   * Any failed check throws {@link SegmentRejectedException}, a file of another fingerprint (or
+   * whose inputs name another) with reason {@code FOREIGN_FINGERPRINT}.
    */
   public static List<Block> read(Path file, CacheSpec spec, Fingerprint expected)
       throws IOException {
@@ -123,14 +146,15 @@ public final class CacheExport {
       long size = ch.size();
       byte[] header = SafetensorsReader.read(file, ch, size);
       ObjectNode root = SafetensorsJson.parse(file, header);
-      Map<String, String> meta = SafetensorsChecks.metadata(file, root, KEYS);
-      Map<String, String> want = metadata(spec, expected, meta.get("crc32c"));
+      Map<String, String> meta = SafetensorsChecks.metadata(file, root, KEYS, OPTIONAL);
+      Map<String, String> want = metadata(spec, expected, meta.get(INPUTS), meta.get("crc32c"));
       expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
       expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
       expect(file, Reason.FOREIGN_FINGERPRINT, "cache_id", meta, expected.cacheId());
       for (String key : List.of("n", "range_size", "fields")) {
         expect(file, Reason.SHAPE_MISMATCH, key, meta, want.get(key));
       }
+      ExportInputs.check(file, ExportInputs.parse(file, meta.get(INPUTS)), expected);
       SafetensorsChecks.checkCrcSyntax(file, meta.get("crc32c"));
       SafetensorsChecks.checkTensors(file, root, tensors);
       SafetensorsChecks.checkCanonical(file, header, tensors, meta);
@@ -198,7 +222,25 @@ public final class CacheExport {
     return tensors;
   }
 
-  private static Map<String, String> metadata(CacheSpec spec, Fingerprint fp, String crc) {
+  /**
+   * The inputs recorded in an export's header, empty for an export written before they were; a
+   * value that is not a JSON object of strings is rejected. The data is not read or checked: {@link
+   * #read} does that.
+   */
+  public static Map<String, String> inputs(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      byte[] header = SafetensorsReader.read(file, ch, ch.size());
+      ObjectNode root = SafetensorsJson.parse(file, header);
+      Map<String, String> meta = SafetensorsChecks.metadata(file, root, KEYS, OPTIONAL);
+      expect(file, Reason.BAD_HEADER, "format", meta, FORMAT);
+      return ExportInputs.parse(file, meta.get(INPUTS));
+    } catch (EOFException e) {
+      throw reject(file, Reason.TRUNCATED, "%s", e.getMessage());
+    }
+  }
+
+  private static Map<String, String> metadata(
+      CacheSpec spec, Fingerprint fp, String inputsJson, String crc) {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("format", FORMAT);
     meta.put("cache_id", fp.cacheId());
@@ -206,6 +248,9 @@ public final class CacheExport {
     meta.put("n", Long.toString(spec.n()));
     meta.put("range_size", Integer.toString(spec.rangeSize()));
     meta.put("fields", fieldsJson(spec));
+    if (inputsJson != null) {
+      meta.put(INPUTS, inputsJson);
+    }
     meta.put("crc32c", crc);
     return meta;
   }

@@ -23,19 +23,31 @@ public final class SafetensorsChecks {
 
   /** The metadata, which must have exactly {@code keys}, each a string; in the order of keys. */
   public static Map<String, String> metadata(Path file, ObjectNode root, List<String> keys) {
+    return metadata(file, root, keys, Set.of());
+  }
+
+  /**
+   * The metadata, which must have {@code keys}, each a string, but those of {@code optional} may be
+   * missing (files written before they were); the found ones in the order of keys.
+   */
+  public static Map<String, String> metadata(
+      Path file, ObjectNode root, List<String> keys, Set<String> optional) {
     if (!(root.get(SafetensorsJson.METADATA) instanceof ObjectNode meta)) {
       throw reject(file, Reason.BAD_HEADER, "no %s object in the header", SafetensorsJson.METADATA);
     }
     Map<String, String> found = new LinkedHashMap<>();
     for (String key : keys) {
       JsonNode v = meta.get(key);
+      if (v == null && optional.contains(key)) {
+        continue;
+      }
       if (v == null || !v.isTextual()) {
         throw reject(file, Reason.BAD_HEADER, "metadata '%s' %s, expected a string", key, v);
       }
       found.put(key, v.textValue());
     }
     for (Map.Entry<String, JsonNode> e : meta.properties()) {
-      if (!found.containsKey(e.getKey())) {
+      if (!keys.contains(e.getKey())) {
         throw reject(
             file, Reason.BAD_HEADER, "unknown metadata key '%s', expected %s", e.getKey(), keys);
       }

@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -80,6 +82,60 @@ class CacheExportTest {
     assertTrue(header > 8 && (header - 8) % 8 == 0, "header size " + header);
   }
 
+  private static final Map<String, String> INPUTS =
+      Map.of(
+          "cache_id", FP.cacheId(),
+          "fingerprint", FP.hex(),
+          "rows_sha256", "ab".repeat(32),
+          "dataset", "prefs \"v2\".jsonl",
+          "truncation_mode", "keep_end");
+
+  @Test
+  void roundTripsTheInputsTheCacheWasFilledFrom() throws IOException {
+    Path file = dir.resolve("dpo-ref.safetensors");
+    List<Block> blocks = someBlocks();
+    CacheExport.write(file, SPEC, FP, INPUTS, blocks);
+    List<Block> back = CacheExport.read(file, SPEC, FP);
+    assertEquals(blocks.get(1), back.get(1));
+    assertEquals(blocks.get(2), back.get(3));
+    assertEquals(INPUTS, CacheExport.inputs(file));
+  }
+
+  @Test
+  void anExportWithoutInputsIsReadAsBefore() throws IOException {
+    Path file = dir.resolve("dpo-ref.safetensors");
+    List<Block> blocks = someBlocks();
+    CacheExport.write(file, SPEC, FP, blocks);
+    String header = new String(Files.readAllBytes(file), 0, 2000, StandardCharsets.ISO_8859_1);
+    assertTrue(!header.contains("inputs"), "an export without inputs has no such key: " + header);
+    assertEquals(blocks.get(0), CacheExport.read(file, SPEC, FP).get(0));
+    assertEquals(Map.of(), CacheExport.inputs(file));
+  }
+
+  @Test
+  void inputsOfAnotherCacheOrNotAnObjectOfStringsAreRejected() throws IOException {
+    Path file = dir.resolve("dpo-ref.safetensors");
+    Map<String, String> other = new TreeMap<>(INPUTS);
+    other.put("fingerprint", "0".repeat(64));
+    CacheExport.write(file, SPEC, FP, other, someBlocks());
+    var e = assertThrows(SegmentRejectedException.class, () -> CacheExport.read(file, SPEC, FP));
+    assertEquals(Reason.FOREIGN_FINGERPRINT, e.reason());
+    assertTrue(e.getMessage().contains("0".repeat(64)), e.getMessage());
+
+    CacheExport.write(file, SPEC, FP, Map.of("a", "b"), someBlocks());
+    byte[] bytes = Files.readAllBytes(file);
+    String text = new String(bytes, StandardCharsets.ISO_8859_1);
+    String object = "{\\\"a\\\":\\\"b\\\"}";
+    int at = text.indexOf(object);
+    assertTrue(at > 0, "the inputs as written: " + text.substring(0, 400));
+    byte[] list = "[\\\"a\\\",\\\"b\\\"]".getBytes(StandardCharsets.ISO_8859_1);
+    System.arraycopy(list, 0, bytes, at, list.length);
+    Files.write(file, bytes);
+    e = assertThrows(SegmentRejectedException.class, () -> CacheExport.read(file, SPEC, FP));
+    assertEquals(Reason.BAD_HEADER, e.reason());
+    assertTrue(e.getMessage().contains("expected a JSON object"), e.getMessage());
+  }
+
   @Test
   void anExportOfAnotherFingerprintIsRejected() throws IOException {
     Path file = dir.resolve("dpo-ref.safetensors");
@@ -122,7 +178,7 @@ class CacheExportTest {
     requirePython();
     Path file = dir.resolve("dpo-ref.safetensors");
     List<Block> blocks = someBlocks();
-    CacheExport.write(file, SPEC, FP, blocks);
+    CacheExport.write(file, SPEC, FP, INPUTS, blocks);
 
     Process p = new ProcessBuilder("python3", "-c", PYTHON, file.toString()).start();
     byte[] stdout = p.getInputStream().readAllBytes();
@@ -145,6 +201,7 @@ class CacheExportTest {
     assertEquals(FP.cacheId(), meta.get("cache_id").asText());
     assertEquals("1000", meta.get("n").asText());
     assertEquals("300", meta.get("range_size").asText());
+    assertEquals(INPUTS, new ObjectMapper().readValue(meta.get("inputs").asText(), Map.class));
     assertEquals(
         "[{\"name\":\"chosen_logp\",\"dtype\":\"F32\",\"shape\":[]},"
             + "{\"name\":\"rejected_logp\",\"dtype\":\"F32\",\"shape\":[]},"

@@ -1,0 +1,152 @@
+package org.tensorcache.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.launch.JobDefinitions;
+import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.export.CacheExport;
+import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.spec.CacheSpec;
+import picocli.CommandLine;
+
+/**
+ * {@code export}: the segments a local fill persisted, written as one file with the inputs; refused
+ * while a range is not filled, writing nothing.
+ */
+class ExportCommandTest {
+  @TempDir Path dir;
+
+  /** A small built-in job: 200 examples in ranges of 64 (the last one of 8). */
+  private String[] job(String... more) {
+    List<String> args = new ArrayList<>(List.of(more));
+    args.addAll(List.of("--data-dir", dir.resolve("data").toString(), "--examples", "200"));
+    args.addAll(List.of("--range-size", "64", "--micro-batch", "16"));
+    args.addAll(List.of("--embed", "8", "--hidden", "8"));
+    return args.toArray(String[]::new);
+  }
+
+  private static String[] command(String name, String[] rest) {
+    String[] out = new String[rest.length + 1];
+    out[0] = name;
+    System.arraycopy(rest, 0, out, 1, rest.length);
+    return out;
+  }
+
+  /** Runs the command line, returning its exit code, stdout and stderr. */
+  private static Run run(String... args) {
+    StringWriter err = new StringWriter();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrintStream stdout = System.out;
+    int code;
+    try (PrintStream capture = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+      System.setOut(capture);
+      CommandLine cli = Main.commandLine().setErr(new PrintWriter(err));
+      cli.setOut(new PrintWriter(capture, true));
+      code = cli.execute(args);
+    } finally {
+      System.setOut(stdout);
+    }
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString());
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private CacheDefinition filled() throws Exception {
+    Run fill = run(command("fill", command("--local", job())));
+    assertEquals(0, fill.code(), fill.err());
+    return JobDefinitions.definition(job());
+  }
+
+  @Test
+  void exportsEverySegmentWithTheInputs() throws Exception {
+    CacheDefinition d = filled();
+    Run export = run(command("export", job()));
+    assertEquals(0, export.code(), export.err());
+    Path file = dir.resolve("data").resolve(d.cacheId()).resolve("export.safetensors");
+    assertTrue(
+        export.out().contains(file.toString() + ": 200 examples, 2 fields, " + Files.size(file)),
+        export.out());
+
+    SegmentStore store = SegmentStore.open(d.segmentDir(), d.spec(), d.fingerprint());
+    List<Block> back = CacheExport.read(file, d.spec(), d.fingerprint());
+    assertEquals(4, back.size());
+    for (int r = 0; r < 4; r++) {
+      assertEquals(store.read(r).orElseThrow(), back.get(r), "range " + r);
+      assertTrue(back.get(r).isComplete());
+    }
+    assertEquals(d.inputs(), CacheExport.inputs(file));
+    assertEquals("builtin", CacheExport.inputs(file).get("runner_kind"));
+
+    Path out = dir.resolve("elsewhere/dpo.safetensors");
+    assertEquals(0, run(command("export", job("--out", out.toString()))).code());
+    assertEquals(back, CacheExport.read(out, d.spec(), d.fingerprint()));
+  }
+
+  @Test
+  void refusesNamingTheRangesNotFilledAndWritesNothing() throws Exception {
+    CacheDefinition d = filled();
+    Files.delete(d.segmentDir().resolve(SegmentStore.fileName(0)));
+    Path corrupt = d.segmentDir().resolve(SegmentStore.fileName(2));
+    try (FileChannel ch = FileChannel.open(corrupt, StandardOpenOption.WRITE)) {
+      ch.truncate(Files.size(corrupt) - 3);
+    }
+    Files.delete(d.segmentDir().resolve(SegmentStore.fileName(3)));
+    Path out = dir.resolve("out.safetensors");
+
+    Run refused = run(command("export", job("--out", out.toString())));
+    assertEquals(1, refused.code());
+    assertTrue(
+        refused
+            .err()
+            .startsWith(
+                "tensorcache export: ranges 0, 2-3 of 4 (examples 0-63, 128-199) are not filled:"
+                    + " run ./tensorcache fill with the same job options first (a segment was"
+                    + " rejected: "),
+        refused.err());
+    assertFalse(Files.exists(out), "a refused export writes nothing");
+    assertEquals(1, run(command("export", job())).code(), "refused at the default place too");
+    assertFalse(
+        Files.exists(dir.resolve("data").resolve(d.cacheId()).resolve("export.safetensors")));
+
+    assertEquals(0, run(command("fill", command("--local", job()))).code());
+    assertEquals(0, run(command("export", job("--out", out.toString()))).code());
+    assertEquals(4, CacheExport.read(out, d.spec(), d.fingerprint()).size());
+  }
+
+  @Test
+  void aSingleRangeIsNamedAsOne() {
+    CacheSpec spec = new CacheSpec("c", 12 * 1024, List.of(FieldSpec.scalar("x")), 1024);
+    assertEquals(
+        "range 3 of 12 (examples 3072-4095) is not filled",
+        SegmentExport.notFilled(spec, List.of(3)));
+    assertEquals(
+        "ranges 3-5, 9 of 12 (examples 3072-6143, 9216-10239) are not filled",
+        SegmentExport.notFilled(spec, List.of(3, 4, 5, 9)));
+  }
+
+  @Test
+  void helpMakesNothing() {
+    Run help = run(command("export", job("--help")));
+    assertEquals(0, help.code(), help.err());
+    assertTrue(help.out().contains("Usage: tensorcache export"), help.out());
+    assertTrue(help.out().contains("--out=FILE"), help.out());
+    assertFalse(Files.exists(dir.resolve("data")), "help must make no data set, model or cache");
+  }
+}
