@@ -92,6 +92,10 @@ class _Connection:
         self.sock.sendall(wire.encode_describe(cache))
         return wire.decode_info(wire.ok_body(self.reader.frame(), self.peer))
 
+    def inputs(self, cache: str) -> Dict[str, str]:
+        self.sock.sendall(wire.encode_inputs(cache))
+        return wire.decode_inputs(self.reader.frame(), self.peer)
+
     def get_into(self, cache: str, info: CacheInfo, indices: np.ndarray, out: Sequence[np.ndarray]) -> None:
         wire.check_out(info, len(indices), out)  # a refusal leaves the connection in step
         self.sock.sendall(wire.encode_get(cache, indices))
@@ -169,6 +173,14 @@ class TensorCacheClient:
             info = self._call(cache, lambda c: c.describe(cache))
             self._infos[cache] = info
         return info
+
+    def inputs(self, cache: str) -> Dict[str, str]:
+        """The inputs the cache was filled from, as the node recorded them: a flat dict of strings
+        in sorted key order (data set, model and tokenizer digests, truncation; see
+        docs/wire-protocol.md, section 15), empty when none were recorded. Asked each time, in
+        protocol version 4: a node older than that is a :class:`ProtocolError` that says so. An
+        unknown cache is a :class:`BadRequest`, as for :meth:`describe`."""
+        return self._call(cache, lambda c: c.inputs(cache))
 
     def lookup(self, cache: str, indices: Union[Sequence[int], np.ndarray]) -> Dict[str, np.ndarray]:
         """The values of ``indices``: per field name, an array shaped ``[len(indices), *shape]`` in

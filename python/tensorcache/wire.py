@@ -1,13 +1,15 @@
-"""The lookup port's binary protocol, versions 1 to 3 (see docs/wire-protocol.md).
+"""The lookup port's binary protocol, versions 1 to 4 (see docs/wire-protocol.md).
 
 Every frame is an int32 length of the rest, then the rest; everything is little-endian. This
-client sends DESCRIBE in version 1 and GET, OPEN, RESUME, NEXT and AUTH in version 3, whose values carry
+client sends DESCRIBE in version 1, GET, OPEN, RESUME, NEXT and AUTH in version 3, whose values carry
 each field's dtype: F32, F16 and I32, I64 arrive as numpy arrays of that dtype, BF16 as its 16-bit
-patterns (``uint16``, the high half of a float32; see :func:`tensorcache.bf16_to_float32`).
+patterns (``uint16``, the high half of a float32; see :func:`tensorcache.bf16_to_float32`), and
+INPUTS, a cache's recorded inputs, in version 4.
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import struct
 from dataclasses import dataclass
@@ -20,9 +22,11 @@ from .errors import BadRequest, LookupFailed, ProtocolError, Unauthorized
 VERSION = 1  # GET and DESCRIBE: answered by every node
 VERSION_2 = 2  # adds the trainer-session ops
 VERSION_3 = 3  # typed values: each field's values in its own dtype, with the dtype's code
+VERSION_4 = 4  # adds INPUTS
 GET, DESCRIBE = 1, 2
 OPEN, RESUME, NEXT = 3, 4, 5
 AUTH = 6  # version 3: presents the port's token, the first request of a connection
+INPUTS = 7  # version 4: the inputs a cache was filled from, one JSON object of strings
 OK, BAD_REQUEST, FAILED, PROTOCOL = 0, 1, 2, 3
 MAX_FRAME = 256 << 20
 UNAUTHORIZED = "unauthorized:"  # how a node's PROTOCOL reply for want of credentials starts
@@ -105,6 +109,12 @@ def encode_describe(cache: str) -> bytes:
 def encode_auth(token: str) -> bytes:
     """An AUTH frame (protocol version 3) presenting ``token``; its cache id is empty."""
     body = bytes((VERSION_3, AUTH)) + _str("") + _str(token)
+    return struct.pack("<i", len(body)) + body
+
+
+def encode_inputs(cache: str) -> bytes:
+    """An INPUTS frame (protocol version 4) for ``cache``: nothing follows the cache id."""
+    body = bytes((VERSION_4, INPUTS)) + _str(cache)
     return struct.pack("<i", len(body)) + body
 
 
@@ -199,6 +209,43 @@ def decode_info(c: _Cursor) -> CacheInfo:
         shape = c.unpack(f"<{rank}i") if rank else ()
         fields.append(Field(fname, dtype, tuple(shape)))
     return CacheInfo(name, n, range_size, tuple(fields))
+
+
+def decode_inputs(body: memoryview, peer: object) -> Dict[str, str]:
+    """Reads the reply to an INPUTS: the recorded inputs, keys in sorted order. A node of versions
+    1 to 3 refuses the version, which is a :class:`ProtocolError` that says the node must be
+    upgraded; a reply that is not a JSON object of strings is a :class:`ProtocolError` too."""
+    if len(body) and body[0] == PROTOCOL:
+        message = _Cursor(body[1:], peer).string()
+        if message.startswith(f"protocol version {VERSION_4},"):
+            raise ProtocolError(
+                f"node {peer} does not serve recorded inputs (protocol version 4); upgrade the node")
+    c = ok_body(body, peer)
+    (n,) = c.unpack("<H")
+    raw = bytes(c.take(n))
+    if c.at != len(body):
+        raise ProtocolError(f"{peer}: {len(body) - c.at} bytes after the reply to INPUTS")
+
+    def unique(pairs: List[Tuple[str, object]]) -> Dict[str, object]:
+        d: Dict[str, object] = {}
+        for key, value in pairs:
+            if key in d:
+                raise ProtocolError(f"{peer}: recorded input {key!r} twice in the reply to INPUTS")
+            d[key] = value
+        return d
+
+    try:
+        inputs = json.loads(raw.decode("utf-8"), object_pairs_hook=unique)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ProtocolError(f"{peer}: reply to INPUTS of no valid JSON: {e}: {raw[:200]!r}") from None
+    if not isinstance(inputs, dict):
+        raise ProtocolError(f"{peer}: reply to INPUTS of no JSON object: {raw[:200]!r}")
+    for key, value in inputs.items():
+        if not isinstance(value, str):
+            raise ProtocolError(
+                f"{peer}: recorded input {key!r} is {json.dumps(value)[:200]} in the reply to INPUTS,"
+                f" expected a string")
+    return {key: inputs[key] for key in sorted(inputs)}
 
 
 def read_step(reader: "Reader", info: CacheInfo, peer: object, version: int = VERSION_3):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from tensorcache import BadRequest, Unauthorized, bf16_to_float32, wire
+from tensorcache import BadRequest, ProtocolError, Unauthorized, bf16_to_float32, wire
 
 DOC = (ROOT / "docs" / "wire-protocol.md").read_text()
 
@@ -107,3 +108,24 @@ def test_auth_is_the_documents():
     with pytest.raises(Unauthorized) as e:
         wire.ok_body(memoryview(refused[4:]), "doc")
     assert str(e.value) == "doc refused this client: unauthorized: wrong token"
+
+
+def test_inputs_are_the_documents():
+    request = example("#### INPUTS request of cache `c`")
+    assert wire.encode_inputs("c") == request
+    assert request[4:6] == bytes((4, 7)) and struct.unpack("<i", request[:4])[0] == len(request) - 4
+    two = example("#### OK reply to INPUTS: two recorded inputs")
+    assert struct.unpack("<i", two[:4])[0] == len(two) - 4
+    assert wire.decode_inputs(memoryview(two[4:]), "doc") == {"dataset": "prefs.jsonl", "n": "1000"}
+    # the node's bytes: compact, sorted, as json.dumps writes them so
+    text = json.dumps({"n": "1000", "dataset": "prefs.jsonl"}, sort_keys=True, separators=(",", ":"))
+    assert two[4:] == b"\x00" + struct.pack("<H", len(text)) + text.encode()
+    none = example("#### OK reply to INPUTS: no recorded inputs")
+    assert wire.decode_inputs(memoryview(none[4:]), "doc") == {}
+    old = example("#### PROTOCOL: INPUTS to a node of versions 1 to 3")
+    assert struct.unpack("<i", old[:4])[0] == len(old) - 4
+    with pytest.raises(ProtocolError) as e:
+        wire.decode_inputs(memoryview(old[4:]), "10.0.0.5:7400")
+    assert str(e.value) == (
+        "node 10.0.0.5:7400 does not serve recorded inputs (protocol version 4); upgrade the node"
+    )

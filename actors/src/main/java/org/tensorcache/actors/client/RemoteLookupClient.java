@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.ProtocolException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import javax.net.ssl.SSLSocket;
 import org.tensorcache.actors.lookup.LookupChecks;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.lookup.LookupFrames;
+import org.tensorcache.actors.lookup.LookupInputs;
 import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.actors.lookup.LookupValues;
 import org.tensorcache.actors.lookup.LookupWire;
@@ -77,10 +79,21 @@ public final class RemoteLookupClient implements AutoCloseable {
   public CacheSpec spec(String cacheId) {
     CacheSpec spec = specs.get(cacheId);
     if (spec == null) {
-      spec = call(cacheId, null, null, null);
+      byte[] id = LookupWire.utf8(cacheId);
+      spec = call(cacheId, c -> c.describe(id));
       specs.put(cacheId, spec);
     }
     return spec;
+  }
+
+  /**
+   * The inputs the cache was filled from, as the nodes recorded them (data set, model and tokenizer
+   * digests, truncation; empty when none were recorded), in sorted key order; asked each time. A
+   * node older than protocol version 4 fails the attempt with an error that says so.
+   */
+  public Map<String, String> inputs(String cacheId) {
+    byte[] id = LookupWire.utf8(cacheId);
+    return call(cacheId, c -> c.inputs(id));
   }
 
   /** The values of {@code indices}, blocking until every one is there or the lookup fails. */
@@ -106,7 +119,8 @@ public final class RemoteLookupClient implements AutoCloseable {
     }
     CacheSpec spec = spec(cacheId);
     LookupChecks.checkBuffers(cacheId, spec, indices.length, out);
-    call(cacheId, spec, indices, out);
+    byte[] id = LookupWire.utf8(cacheId);
+    call(cacheId, c -> c.get(id, spec, indices, out));
   }
 
   /** Closes every pooled connection; calls in flight finish on theirs. */
@@ -118,12 +132,16 @@ public final class RemoteLookupClient implements AutoCloseable {
     }
   }
 
-  /** A DESCRIBE when {@code indices} is null, else a GET into {@code out}. */
-  private CacheSpec call(String cacheId, CacheSpec spec, long[] indices, Object[] out) {
+  /** One request and its reply on a connection. */
+  private interface Exchange<T> {
+    T on(Connection c) throws IOException;
+  }
+
+  /** Runs {@code exchange}, on the next endpoint when a node does not answer (it is idempotent). */
+  private <T> T call(String cacheId, Exchange<T> exchange) {
     if (closed) {
       throw new IllegalStateException("the remote lookup client is closed");
     }
-    byte[] id = LookupWire.utf8(cacheId);
     List<String> failures = new ArrayList<>();
     for (int attempt = 0; attempt < endpoints.size(); ) {
       Connection c = idle.poll();
@@ -132,7 +150,7 @@ public final class RemoteLookupClient implements AutoCloseable {
         if (c == null) {
           c = open();
         }
-        CacheSpec result = indices == null ? c.describe(id) : c.get(id, spec, indices, out);
+        T result = exchange.on(c);
         idle.push(c);
         return result;
       } catch (IllegalArgumentException | LookupFailedException e) {
@@ -220,6 +238,24 @@ public final class RemoteLookupClient implements AutoCloseable {
       ByteBuffer reply = LookupWire.decodeStatus(frames.read(in), address);
       LookupValues.decodeValues(reply, spec, indices.length, values);
       return spec;
+    }
+
+    Map<String, String> inputs(byte[] id) throws IOException {
+      frames.send(LookupInputs.encodeRequest(frames, id), out);
+      ByteBuffer reply;
+      try {
+        reply = LookupWire.decodeStatus(frames.read(in), address);
+      } catch (ProtocolException e) {
+        // a node of versions 1 to 3 refuses the version byte, and closes the connection
+        if (e.getMessage().contains("protocol version " + LookupWire.VERSION_4 + ",")) {
+          throw new ProtocolException(
+              "node "
+                  + address
+                  + " does not serve recorded inputs (protocol version 4); upgrade the node");
+        }
+        throw e;
+      }
+      return LookupInputs.decodeReply(reply);
     }
 
     void close() {

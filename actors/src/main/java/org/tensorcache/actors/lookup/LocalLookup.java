@@ -1,6 +1,7 @@
 package org.tensorcache.actors.lookup;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -74,6 +75,14 @@ public final class LocalLookup implements Extension {
   /** The spec of a cache this node knows, or an error naming the known caches. */
   public CacheSpec spec(String cacheId) {
     return view.spec(cacheId);
+  }
+
+  /**
+   * The inputs a cache this node knows was filled from (sorted, empty when none were recorded), or
+   * an error naming the known caches.
+   */
+  public Map<String, String> inputs(String cacheId) {
+    return node.registry().definition(cacheId).inputs();
   }
 
   /** The actor system of the node. */

@@ -180,6 +180,10 @@ final class LookupConnection implements Runnable {
       if (request.op() == LookupWire.DESCRIBE) {
         return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
       }
+      if (request.op() == LookupWire.INPUTS) {
+        byte[] json = LookupInputs.json(cacheId, lookup.inputs(cacheId));
+        return LookupInputs.encodeReply(frames, json);
+      }
       if (request.session() != null) {
         return PortLookups.served(lookup, request, started, sessions.answer(request, frames));
       }

@@ -21,6 +21,7 @@ import org.tensorcache.store.spec.CacheSpec;
  *   op GET      body := count:i32 index:i64 * count
  *   op DESCRIBE body := (empty)
  *   op AUTH     body := token:str                  (version 3; cache is empty)
+ *   op INPUTS   body := (empty)                    (version 4, {@link LookupInputs})
  * reply    := status:u8 body
  *   OK to GET      body := values
  *   values (version 3)    := fields:u16 (dtype:u8 count:i32 element * count) * fields
@@ -28,6 +29,7 @@ import org.tensorcache.store.spec.CacheSpec;
  *                          fields in the cache's field order; versions 1 and 2 serve F32 fields only
  *   OK to DESCRIBE body := name:str n:i64 rangeSize:i32 fields:u16 (name:str dtype:str rank:u8
  *                          dim:i32 * rank) * fields
+ *   OK to INPUTS   body := inputs:str            a JSON object of strings
  *   any error      body := message:str
  * str      := length:u16 UTF-8 bytes
  * </pre>
@@ -42,8 +44,11 @@ public final class LookupWire {
   /** Adds the trainer-session ops of {@link SessionWire}. */
   public static final byte VERSION_2 = 2;
 
-  /** The current version: values of every dtype, each field's tagged with its dtype's code. */
+  /** Values of every dtype, each field's tagged with its dtype's code; AUTH. */
   public static final byte VERSION_3 = 3;
+
+  /** The current version: version 3 and INPUTS, a cache's recorded inputs. */
+  public static final byte VERSION_4 = 4;
 
   /** Request ops. */
   public static final byte GET = 1, DESCRIBE = 2;
@@ -53,6 +58,9 @@ public final class LookupWire {
    * first request of every connection; answered OK with an empty body, or PROTOCOL and closed.
    */
   public static final byte AUTH = 6;
+
+  /** The op that asks for a cache's recorded inputs, from protocol version 4 on. */
+  public static final byte INPUTS = 7;
 
   /** Reply statuses. */
   public static final byte OK = 0, BAD_REQUEST = 1, FAILED = 2, PROTOCOL = 3;
@@ -110,8 +118,8 @@ public final class LookupWire {
   public static Request decodeRequest(ByteBuffer frame) throws ProtocolException {
     try {
       byte version = frame.get();
-      if (version < VERSION || version > VERSION_3) {
-        throw new ProtocolException("protocol version " + version + ", expected 1, 2 or 3");
+      if (version < VERSION || version > VERSION_4) {
+        throw new ProtocolException("protocol version " + version + ", expected 1, 2, 3 or 4");
       }
       byte op = frame.get();
       String cacheId = getStr(frame);
@@ -121,8 +129,8 @@ public final class LookupWire {
       if (SessionWire.isSessionOp(op) && version >= VERSION_2) {
         return new Request(version, op, cacheId, null, SessionWire.decode(op, frame), null);
       }
-      if (op == AUTH && version >= VERSION_3) {
-        String token = getStr(frame);
+      if (op == AUTH && version >= VERSION_3 || op == INPUTS && version >= VERSION_4) {
+        String token = op == AUTH ? getStr(frame) : null;
         if (frame.hasRemaining()) {
           throw new ProtocolException(frame.remaining() + " bytes after the request of op " + op);
         }
@@ -139,7 +147,8 @@ public final class LookupWire {
                 + " or "
                 + DESCRIBE
                 + (version >= VERSION_2 ? " or a session op 3..5" : "")
-                + (version >= VERSION_3 ? " or AUTH 6" : ""));
+                + (version >= VERSION_3 ? " or AUTH 6" : "")
+                + (version >= VERSION_4 ? " or INPUTS 7" : ""));
       }
       int count = frame.getInt();
       if (count < 0 || (long) count * Long.BYTES != frame.remaining()) {

@@ -173,7 +173,7 @@ class RemoteLookupTest {
     ByteBuffer version = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
     version.putInt(6).put((byte) 9).put(LookupWire.GET).putShort((short) 1).put((byte) 'x');
     version.put((byte) 0);
-    assertRefused(endpoint, version.array(), "protocol version 9, expected 1, 2 or 3");
+    assertRefused(endpoint, version.array(), "protocol version 9, expected 1, 2, 3 or 4");
     byte[] huge = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200 << 20).array();
     // max-batch 64: 32 + 2 * 65535 + 8 * 64 bytes at most (a GET, or a session op with its run id)
     assertRefused(endpoint, huge, "frame of 209715200 bytes, expected 1..131614");

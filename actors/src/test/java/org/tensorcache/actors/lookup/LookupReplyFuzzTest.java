@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.ProtocolException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import org.tensorcache.actors.session.SessionStep;
 import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.spec.FieldArrays;
@@ -22,7 +23,8 @@ import org.tensorcache.store.spec.CacheSpec;
  * one ({@link LookupFrames#read}, up to the largest frame), its status read by {@link
  * LookupWire#decodeStatus}, then its body as the reply to a DESCRIBE ({@link
  * LookupWire#decodeSpec}), to a version-3 GET ({@link LookupValues#decodeValues}), to OPEN or
- * RESUME ({@link SessionWire#decodeNextStep}) or to NEXT ({@link SessionWire#decodeStep}).
+ * RESUME ({@link SessionWire#decodeNextStep}), to NEXT ({@link SessionWire#decodeStep}) or to
+ * INPUTS ({@link LookupInputs#decodeReply}).
  *
  * <p>The contract: BAD_REQUEST gives an {@link IllegalArgumentException} and FAILED a {@link
  * LookupFailedException}, and only they; anything else malformed is a {@link ProtocolException}
@@ -51,11 +53,11 @@ class LookupReplyFuzzTest {
               256));
 
   /** Which reply the frame is read as. */
-  static final int DESCRIBE = 0, VALUES = 1, NEXT_STEP = 2, STEP = 3;
+  static final int DESCRIBE = 0, VALUES = 1, NEXT_STEP = 2, STEP = 3, INPUTS = 4;
 
   /**
-   * Byte 0 picks the reply read, byte 1 the cache of its values, byte 2 the number of indices asked
-   * for (GET); the frame follows.
+   * Byte 0 picks the reply read (its value modulo 5, the kinds above), byte 1 the cache of its
+   * values, byte 2 the number of indices asked for (GET); the frame follows.
    */
   static {
     Allocations.warmUpFrames(LookupFrames.MAX_FRAME);
@@ -66,7 +68,7 @@ class LookupReplyFuzzTest {
     if (input.length < 3) {
       return;
     }
-    int kind = input[0] & 3;
+    int kind = (input[0] & 0xff) % 5;
     CacheSpec spec = SPECS.get((input[1] & 0xff) % SPECS.size());
     int count = input[2] & 0xff;
     LookupFrames frames = new LookupFrames();
@@ -93,7 +95,8 @@ class LookupReplyFuzzTest {
         case DESCRIBE -> describe(body);
         case VALUES -> values(body, spec, count);
         case NEXT_STEP -> nextStep(body);
-        default -> step(body, spec);
+        case STEP -> step(body, spec);
+        default -> inputs(body);
       }
     } catch (IllegalArgumentException e) {
       assertEquals(LookupWire.BAD_REQUEST, status, "not a BAD_REQUEST reply: " + e);
@@ -140,6 +143,19 @@ class LookupReplyFuzzTest {
             spec);
     assertEquals(step, again.step());
     assertValuesEqual(reply.values(), again.values());
+  }
+
+  private static void inputs(ByteBuffer body) throws IOException {
+    Map<String, String> inputs = LookupInputs.decodeReply(body);
+    byte[] json;
+    try {
+      json = LookupInputs.json("c", inputs);
+    } catch (LookupFailedException e) {
+      return; // malformed UTF-8 read as U+FFFD (3 bytes each) or a lone surrogate: no reply's JSON
+    }
+    LookupFrames frames = new LookupFrames();
+    assertEquals(
+        inputs, LookupInputs.decodeReply(reread(frames, LookupInputs.encodeReply(frames, json))));
   }
 
   /** The body of the frame built in {@code frame}, sent and read back, after its OK status. */

@@ -75,6 +75,14 @@ class LookupRequestFuzzTest {
       frame = LookupWire.encodeGet(frames, r.version(), id, r.indices());
     } else if (r.op() == LookupWire.DESCRIBE) {
       frame = LookupWire.encodeDescribe(frames, id);
+    } else if (r.op() == LookupWire.INPUTS) {
+      frame = LookupInputs.encodeRequest(frames, id);
+    } else if (r.op() == LookupWire.AUTH) {
+      if (r.token().getBytes(StandardCharsets.UTF_8).length > 0xffff) {
+        return;
+      }
+      frame =
+          LookupWire.encodeAuth(frames, r.token()); // with an empty cache id, which nodes ignore
     } else {
       if (r.session().run().getBytes(StandardCharsets.UTF_8).length > 0xffff) {
         return;
@@ -87,11 +95,18 @@ class LookupRequestFuzzTest {
         LookupWire.decodeRequest(
             new LookupFrames().read(new ByteArrayInputStream(out.toByteArray()), MAX_REQUEST));
     assertEquals(r.op(), again.op());
-    assertEquals(r.cacheId(), again.cacheId());
     assertArrayEquals(r.indices(), again.indices());
     assertEquals(r.session(), again.session());
+    assertEquals(r.token(), again.token());
+    if (r.op() == LookupWire.AUTH && !r.cacheId().isEmpty()) {
+      return; // an AUTH is sent with no cache id
+    }
+    assertEquals(r.cacheId(), again.cacheId());
     if (r.op() == LookupWire.DESCRIBE) {
       return; // always sent as version 1, and a node ignores bytes after the cache id
+    }
+    if (r.op() == LookupWire.AUTH && r.version() != LookupWire.VERSION_3) {
+      return; // always sent as version 3
     }
     assertEquals(r.version(), again.version());
     if (validUtf8(r, bytes)) {
@@ -104,7 +119,8 @@ class LookupRequestFuzzTest {
   private static boolean validUtf8(LookupWire.Request r, byte[] bytes) {
     ByteBuffer b = ByteBuffer.wrap(bytes);
     try {
-      for (int strings = r.session() == null ? 1 : 2, at = 2; strings > 0; strings--) {
+      int count = r.session() == null && r.op() != LookupWire.AUTH ? 1 : 2;
+      for (int strings = count, at = 2; strings > 0; strings--) {
         int n = (b.get(at) & 0xff) | (b.get(at + 1) & 0xff) << 8;
         StandardCharsets.UTF_8
             .newDecoder()

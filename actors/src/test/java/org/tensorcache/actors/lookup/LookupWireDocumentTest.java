@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -179,6 +180,47 @@ class LookupWireDocumentTest {
                     2,
                     LookupChecks.newValues(TYPED, 2)));
     assertEquals("dtype code 2 for field 'emb' in the reply, expected 3 (BF16)", e.getMessage());
+  }
+
+  @Test
+  void inputsAreTheDocuments() throws Exception {
+    LookupFrames frames = new LookupFrames();
+    byte[] request = example("#### INPUTS request of cache `c`");
+    assertArrayEquals(
+        request,
+        bytes(frames, LookupInputs.encodeRequest(frames, "c".getBytes(StandardCharsets.UTF_8))));
+    LookupWire.Request decoded =
+        LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(request)));
+    assertEquals(LookupWire.VERSION_4, decoded.version());
+    assertEquals(LookupWire.INPUTS, decoded.op());
+    assertEquals("c", decoded.cacheId());
+
+    Map<String, String> two = Map.of("n", "1000", "dataset", "prefs.jsonl");
+    byte[] reply = example("#### OK reply to INPUTS: two recorded inputs");
+    assertArrayEquals(
+        reply, bytes(frames, LookupInputs.encodeReply(frames, LookupInputs.json("c", two))));
+    ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
+    assertEquals(two, LookupInputs.decodeReply(LookupWire.decodeStatus(body, "doc")));
+
+    byte[] none = example("#### OK reply to INPUTS: no recorded inputs");
+    assertArrayEquals(
+        none, bytes(frames, LookupInputs.encodeReply(frames, LookupInputs.json("c", Map.of()))));
+    ByteBuffer empty = new LookupFrames().read(new ByteArrayInputStream(none));
+    assertEquals(Map.of(), LookupInputs.decodeReply(LookupWire.decodeStatus(empty, "doc")));
+
+    // what a node of versions 1 to 3 answers, and what a current node answers a version 5
+    String old = "protocol version 4, expected 1, 2 or 3";
+    assertArrayEquals(
+        example("#### PROTOCOL: INPUTS to a node of versions 1 to 3"),
+        bytes(frames, LookupWire.encodeError(frames, LookupWire.PROTOCOL, old)));
+    request[4] = 5;
+    ProtocolException newer =
+        assertThrows(
+            ProtocolException.class,
+            () ->
+                LookupWire.decodeRequest(
+                    new LookupFrames().read(new ByteArrayInputStream(request))));
+    assertEquals("protocol version 5, expected 1, 2, 3 or 4", newer.getMessage());
   }
 
   @Test
