@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--output-dir", default="dpo-out")
     args = parser.parse_args()
 
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import DPOConfig
 
@@ -51,7 +52,7 @@ def main() -> None:
     config = DPOConfig(output_dir=args.output_dir, precompute_ref_log_probs=True,
                        max_length=args.max_length, truncation_mode=args.truncation_mode,
                        max_steps=args.steps, per_device_train_batch_size=4, logging_steps=5,
-                       report_to=[], save_strategy="no")
+                       report_to=[], save_strategy="no", use_cpu=not torch.cuda.is_available())
     trainer = DPOTrainer(model, args=config, train_dataset=load_rows(args.dataset, args.split),
                          processing_class=tokenizer, tensorcache=args.tensorcache)
     trainer.train()

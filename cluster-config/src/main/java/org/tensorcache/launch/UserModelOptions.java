@@ -30,8 +30,8 @@ final class UserModelOptions {
       names = "--model-dir",
       paramLabel = "DIR",
       description =
-          "Your model directory (scripts/export_hf_model.py): model.pt and tokenizer.json;"
-              + " needs --dataset. Default: the built-in tiny model.")
+          "Your model directory (scripts/export_hf_model.py): body.pt + head.pt (or model.pt)"
+              + " and tokenizer.json; needs --dataset. Default: the built-in tiny model.")
   Path modelDir;
 
   @Option(
@@ -39,7 +39,8 @@ final class UserModelOptions {
       paramLabel = "FILE",
       description =
           "Your own JSONL file, plain or .gz ({\"prompt\",\"chosen\",\"rejected\"} per line, or"
-              + " see --format); default: a seeded synthetic set.")
+              + " see --format; Parquet, Arrow and datasets folders go through"
+              + " scripts/prepare_dataset.py first); default: a seeded synthetic set.")
   Path dataset;
 
   @Option(
