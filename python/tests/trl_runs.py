@@ -4,7 +4,6 @@ TensorCache export, and DPO training with TRL's own precompute or with the cache
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import subprocess
@@ -28,15 +27,10 @@ LEARNING_RATE = 0.05
 
 
 def quiet() -> None:
-    import torch
-    import transformers
-    from datasets import disable_progress_bars
+    """No progress bars, TRL's per-row tokenizer warnings off, one torch thread."""
+    import make_test_models
 
-    disable_progress_bars()
-    os.environ["TQDM_DISABLE"] = "1"
-    logging.getLogger("trl.trainer.dpo_trainer").setLevel(logging.ERROR)
-    transformers.logging.set_verbosity_error()
-    torch.set_num_threads(1)
+    make_test_models._quiet()
 
 
 def make_checkpoint(out: Path, seed: int = SEED) -> Dict[str, List[Dict[str, Any]]]:
