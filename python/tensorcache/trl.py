@@ -260,7 +260,8 @@ def with_tensorcache(trainer_class: type) -> type:
                     check_model(ref, self.model, self.processing_class, conversational, args)
             self.train_dataset = self._checked(self.train_dataset, refs[0].where, args)
             if isinstance(self.eval_dataset, dict):
-                self.eval_dataset = {k: self._checked(v, refs[0].where, args)
+                where = dict(zip(sorted(self.eval_dataset), (r.where for r in refs[1:])))
+                self.eval_dataset = {k: self._checked(v, where[k], args)
                                      for k, v in self.eval_dataset.items()}
             elif self.eval_dataset is not None:
                 self.eval_dataset = self._checked(self.eval_dataset, refs[-1].where, args)
@@ -274,7 +275,7 @@ def with_tensorcache(trainer_class: type) -> type:
                 if not isinstance(sources, Mapping) or set(sources) != set(eval_dataset):
                     raise TypeError(f"eval_tensorcache must be a dict with the keys of eval_dataset "
                                     f"{sorted(eval_dataset)}")
-                refs = {k: read(sources[k]) for k in eval_dataset}
+                refs = {k: read(sources[k]) for k in sorted(eval_dataset)}
                 for k, ref in refs.items():
                     check_rows(ref, eval_dataset[k], args)
                 return ({k: attach_ref_logps(v, refs[k]) for k, v in eval_dataset.items()},

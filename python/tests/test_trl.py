@@ -135,3 +135,27 @@ def test_a_stale_or_foreign_cache_is_refused_naming_each_input(work, text_export
 
     message = mismatch(work, text_export, work["rows"]["text"], perturb=perturbed)
     assert "model weights (model_state_sha256)" in message, message
+
+
+def test_an_eval_set_takes_the_values_of_its_own_cache(work, text_export):
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from tensorcache.trl import DPOTrainer
+    from trl_runs import dpo_config
+
+    rows = Dataset.from_list(work["rows"]["text"])
+    model = AutoModelForCausalLM.from_pretrained(str(work["hf"]), dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(str(work["hf"]))
+    args = dpo_config(work["root"] / "run-eval")
+    with pytest.raises(TypeError, match="eval_tensorcache"):
+        DPOTrainer(model, args=args, train_dataset=rows, eval_dataset=rows,
+                   processing_class=tokenizer, tensorcache=str(text_export))
+    trainer = DPOTrainer(model, args=args, train_dataset=rows, eval_dataset={"held": rows},
+                         processing_class=tokenizer, tensorcache=str(text_export),
+                         eval_tensorcache={"held": str(text_export)})
+    held = trainer.eval_dataset["held"]
+    assert held["ref_chosen_logps"] == trainer.train_dataset["ref_chosen_logps"]
+    assert "tensorcache_chosen_tokens" not in held.column_names
+    assert np.isfinite(trainer.evaluate()["eval_held_loss"])

@@ -4,7 +4,6 @@ TensorCache export, and DPO training with TRL's own precompute or with the cache
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
