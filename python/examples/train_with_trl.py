@@ -52,7 +52,8 @@ def main() -> None:
     config = DPOConfig(output_dir=args.output_dir, precompute_ref_log_probs=True,
                        max_length=args.max_length, truncation_mode=args.truncation_mode,
                        max_steps=args.steps, per_device_train_batch_size=4, logging_steps=5,
-                       report_to=[], save_strategy="no", use_cpu=not torch.cuda.is_available())
+                       report_to=[], save_strategy="no", use_cpu=not torch.cuda.is_available(),
+                       bf16=torch.cuda.is_available())  # TRL's default bf16 means autocast on CPU too
     trainer = DPOTrainer(model, args=config, train_dataset=load_rows(args.dataset, args.split),
                          processing_class=tokenizer, tensorcache=args.tensorcache)
     trainer.train()
