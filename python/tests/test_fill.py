@@ -14,7 +14,9 @@ JOB = ["--examples", str(EXAMPLES), "--range-size", str(RANGE_SIZE), "--data-see
 
 
 def test_lookups_during_a_fill_return_computed_values(tmp_path):
-    node = Node(tmp_path, job=JOB)
+    # what is checked is the values, not how fast: on a loaded machine a lookup of values still
+    # being computed may wait longer than the default 30 s
+    node = Node(tmp_path, job=JOB, java_opts="-Dtensorcache.lookup.timeout=180s")
     try:
         fill = launcher(["fill", "--seeds", node.address, "--host", "127.0.0.1", "--data-dir",
                          str(tmp_path)] + JOB,
@@ -22,7 +24,7 @@ def test_lookups_during_a_fill_return_computed_values(tmp_path):
         rng = np.random.default_rng(4)
         answered = []
         during = 0
-        with TensorCacheClient(node.endpoint, timeout=120) as client:
+        with TensorCacheClient(node.endpoint, timeout=300) as client:
             while fill.poll() is None or len(answered) < 20:
                 indices = rng.integers(0, EXAMPLES, 256)
                 answered.append((indices, client.lookup(node.cache, indices)))
