@@ -10,7 +10,7 @@ import java.io.IOException;
 public class ObjectStorageException extends IOException {
   private static final long serialVersionUID = 1L;
 
-  /** A failure of {@code operation} whose reason is {@code cause}. */
+  /** {@code message} names the request and its object; {@code cause} is what failed. */
   public ObjectStorageException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -9,7 +9,7 @@ public final class ObjectStorageUnavailableException extends ObjectStorageExcept
 
   private final int attempts;
 
-  /** {@code operation} failed {@code attempts} times, the last time with {@code last}. */
+  /** A request tried {@code attempts} times, the last time failing with {@code last}. */
   public ObjectStorageUnavailableException(String message, int attempts, Throwable last) {
     super(message, last);
     this.attempts = attempts;

@@ -14,7 +14,8 @@ import java.util.Optional;
  * @param endpoint the server's base URI ({@code http://host:port}); empty for AWS S3
  * @param region the region requests are signed for; S3-compatible servers take any
  * @param retryWindow how long a request that fails with a transient error (connection refused, a
- *     timeout, 5xx, throttling) is tried again before it fails for good
+ *     timeout, 5xx, throttling) is tried again before it fails for good; no try starts after it, so
+ *     a request takes at most this plus one try (bounded by the timeouts)
  * @param firstBackoff the wait after the first failure; each next wait doubles, with jitter
  * @param maxBackoff the longest wait between two tries
  * @param connectTimeout how long opening a connection may take
