@@ -3,8 +3,8 @@ package org.tensorcache.store.segment;
 import java.nio.file.Path;
 
 /**
- * A stored safetensors file (a segment or an export) failed a check; it is never turned into a
- * block. The message names the file and what was expected versus found.
+ * A stored safetensors file or object (a segment or an export) failed a check; it is never turned
+ * into a block. The message names the file or object and what was expected versus found.
  */
 public final class SegmentRejectedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -30,18 +30,41 @@ public final class SegmentRejectedException extends RuntimeException {
   }
 
   private final transient Path file;
+  private final String source;
   private final Reason reason;
+  private final String detail;
 
   /** Rejects {@code file} for {@code reason}; the message says what was expected and found. */
   public SegmentRejectedException(Path file, Reason reason, String message) {
-    super(reason + ": " + file + ": " + message);
-    this.file = file;
-    this.reason = reason;
+    this(file, file.toString(), reason, message);
   }
 
-  /** The rejected file. */
+  private SegmentRejectedException(Path file, String source, Reason reason, String detail) {
+    super(reason + ": " + source + ": " + detail);
+    this.file = file;
+    this.source = source;
+    this.reason = reason;
+    this.detail = detail;
+  }
+
+  /**
+   * The same rejection naming {@code source} (an object's URI) instead of the local file it was
+   * checked in, which is often a temporary download; this exception is its cause.
+   */
+  public SegmentRejectedException namedAs(String source) {
+    SegmentRejectedException named = new SegmentRejectedException(null, source, reason, detail);
+    named.initCause(this);
+    return named;
+  }
+
+  /** The rejected file; null when the rejection names an object ({@link #namedAs}). */
   public Path file() {
     return file;
+  }
+
+  /** What was rejected: the file's path, or the object's URI. */
+  public String source() {
+    return source;
   }
 
   /** Which check failed. */

@@ -20,7 +20,7 @@ import org.tensorcache.store.spec.Fingerprint;
  * The directory of one cache's segments, one file per range ({@code range-000042.safetensors}).
  * Writes replace a range's file atomically; reads check it strictly and never modify it.
  */
-public final class SegmentStore {
+public final class SegmentStore implements Segments {
   private static final Logger log = LoggerFactory.getLogger(SegmentStore.class);
   private static final Pattern FILE = Pattern.compile("range-(\\d{6,10})\\.safetensors");
 
@@ -71,7 +71,13 @@ public final class SegmentStore {
     return dir.resolve(fileName(range));
   }
 
+  @Override
+  public String locationOf(int range) {
+    return pathOf(range).toString();
+  }
+
   /** Atomically replaces the segment of {@code block}'s range with {@code block}. */
+  @Override
   public void write(Block block) throws IOException {
     if (!block.spec().equals(spec)) {
       throw new IllegalArgumentException(
@@ -84,12 +90,14 @@ public final class SegmentStore {
    * The block persisted for range {@code range}, or empty when there is none; throws {@link
    * SegmentRejectedException} when the file fails a check.
    */
+  @Override
   public Optional<Block> read(int range) throws IOException {
     spec.rangeLength(range); // throws, naming the range, when it is outside the cache
     return SegmentFile.readIfPresent(pathOf(range), spec, fingerprint, range);
   }
 
   /** The ranges that have a segment file, by name only; the files are not checked. */
+  @Override
   public SortedSet<Integer> persistedRanges() throws IOException {
     SortedSet<Integer> ranges = new TreeSet<>();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "range-*.safetensors")) {
@@ -104,5 +112,13 @@ public final class SegmentStore {
       }
     }
     return ranges;
+  }
+
+  /** The segment file itself, when there is one: the directory is already local. */
+  @Override
+  public Optional<Path> localCopy(int range) {
+    spec.rangeLength(range); // throws, naming the range, when it is outside the cache
+    Path file = pathOf(range);
+    return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
   }
 }

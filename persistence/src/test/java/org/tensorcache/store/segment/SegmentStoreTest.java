@@ -54,6 +54,16 @@ class SegmentStoreTest {
   }
 
   @Test
+  void localCopyIsTheSegmentFileItself() throws IOException {
+    Segments segments = SegmentStore.open(dir, SPEC, FP);
+    assertEquals(Optional.empty(), segments.localCopy(2));
+    segments.write(Fixtures.block(SPEC, 2, 5, 70));
+    assertEquals(Optional.of(dir.resolve("range-000002.safetensors")), segments.localCopy(2));
+    assertEquals(dir.resolve("range-000002.safetensors").toString(), segments.locationOf(2));
+    assertThrows(IndexOutOfBoundsException.class, () -> segments.localCopy(4));
+  }
+
+  @Test
   void leftoverTemporaryFilesAreDeletedOnOpen() throws IOException {
     SegmentStore store = SegmentStore.open(dir, SPEC, FP);
     store.write(Fixtures.block(SPEC, 0, 4, 50));

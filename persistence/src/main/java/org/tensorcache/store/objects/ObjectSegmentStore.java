@@ -1,0 +1,246 @@
+package org.tensorcache.store.objects;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentFile;
+import org.tensorcache.store.segment.SegmentRejectedException;
+import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.store.tier.MappedSegment;
+
+/**
+ * One cache's segments in object storage, one object per range under the cache's location ({@code
+ * s3://bucket/prefix/range-000042.safetensors}), in the same format as a segment file.
+ *
+ * <p>Each object is created once, with {@code If-None-Match: *}, so two nodes that persist the same
+ * range cannot overwrite each other. A create that finds an object there (a racing writer, or this
+ * write's own earlier try whose reply was lost) reads it back and accepts it only when it is a
+ * valid segment with the very bytes being written; anything else is reported with {@link
+ * SegmentExistsException} and left alone. Reads download to a temporary file and check it like a
+ * segment file, so a truncated, corrupt or foreign object is rejected, never served. Requests that
+ * fail with transient errors are tried again for the storage's retry window.
+ */
+public final class ObjectSegmentStore implements Segments {
+  private static final Logger log = LoggerFactory.getLogger(ObjectSegmentStore.class);
+  private static final Pattern NAME = Pattern.compile("range-(\\d{6,10})\\.safetensors");
+
+  /** How a create ended. */
+  public enum Created {
+    /** This write created the object. */
+    CREATED,
+    /** The object was there already, holding the same bytes (a racing writer, or a retry). */
+    ALREADY_THERE
+  }
+
+  private final ObjectLocation location;
+  private final LocalCopies copies;
+  private final CacheSpec spec;
+  private final Fingerprint fingerprint;
+  private final ObjectRequests requests;
+  private final int listPageSize;
+
+  private ObjectSegmentStore(
+      ObjectStorage storage,
+      ObjectLocation location,
+      LocalCopies copies,
+      CacheSpec spec,
+      Fingerprint fingerprint) {
+    this.location = location;
+    this.copies = copies;
+    this.spec = spec;
+    this.fingerprint = fingerprint;
+    this.requests = new ObjectRequests(storage, location.bucket());
+    this.listPageSize = storage.settings().listPageSize();
+  }
+
+  static ObjectSegmentStore open(
+      ObjectStorage storage,
+      ObjectLocation location,
+      Path localDir,
+      CacheSpec spec,
+      Fingerprint fingerprint)
+      throws IOException {
+    fingerprint.checkBelongsTo(spec);
+    return new ObjectSegmentStore(storage, location, LocalCopies.open(localDir), spec, fingerprint);
+  }
+
+  /** Where the segment objects are. */
+  public ObjectLocation location() {
+    return location;
+  }
+
+  /** The directory of verified local copies. */
+  public Path localDirectory() {
+    return copies.dir();
+  }
+
+  /** The key of range {@code range}'s object. */
+  public String keyOf(int range) {
+    return location.key(SegmentStore.fileName(range));
+  }
+
+  @Override
+  public String locationOf(int range) {
+    return location.uriOf(SegmentStore.fileName(range));
+  }
+
+  @Override
+  public void write(Block block) throws IOException {
+    create(block);
+  }
+
+  /**
+   * Creates the object of {@code block}'s range; an object already there is accepted when it holds
+   * the same bytes ({@link Created#ALREADY_THERE}) and reported otherwise ({@link
+   * SegmentExistsException}). The written bytes become the range's local copy.
+   */
+  public Created create(Block block) throws IOException {
+    if (!block.spec().equals(spec)) {
+      throw new IllegalArgumentException(
+          "block of " + block.spec() + " written to the store of " + spec + ", expected that spec");
+    }
+    int range = block.range();
+    String uri = locationOf(range);
+    Path staged = copies.newTemporary(range);
+    try {
+      try (FileChannel ch =
+          FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        SegmentFile.writeTo(ch, block, fingerprint);
+      }
+      // an object deleted between our create's 412 and the read back: create again, a few times
+      for (int round = 1; ; round++) {
+        if (requests.createIfAbsent(keyOf(range), staged, uri)) {
+          copies.adopt(staged, range);
+          return Created.CREATED;
+        }
+        Path existing = copies.newTemporary(range);
+        try {
+          if (requests.download(keyOf(range), existing, uri)) {
+            confirmSame(block, staged, existing, uri);
+            copies.adopt(existing, range);
+            log.debug("{} was there already with the same bytes", uri);
+            return Created.ALREADY_THERE;
+          }
+        } finally {
+          Files.deleteIfExists(existing);
+        }
+        if (round == 3) {
+          throw new ObjectStorageException(
+              uri + " was reported to exist and then not found, " + round + " times", null);
+        }
+      }
+    } finally {
+      Files.deleteIfExists(staged);
+    }
+  }
+
+  /** Throws unless {@code existing} is a valid segment of the range with {@code staged}'s bytes. */
+  private void confirmSame(Block block, Path staged, Path existing, String uri) throws IOException {
+    Block found;
+    try {
+      found = SegmentFile.read(existing, spec, fingerprint, block.range());
+    } catch (SegmentRejectedException e) {
+      throw SegmentExistsException.damaged(uri, e.namedAs(uri));
+    }
+    long difference = Files.mismatch(staged, existing);
+    if (difference != -1) {
+      throw SegmentExistsException.different(uri, found, block, difference);
+    }
+  }
+
+  @Override
+  public Optional<Block> read(int range) throws IOException {
+    spec.rangeLength(range); // throws, naming the range, when it is outside the cache
+    String uri = locationOf(range);
+    Path temporary = copies.newTemporary(range);
+    try {
+      if (!requests.download(keyOf(range), temporary, uri)) {
+        return Optional.empty();
+      }
+      Block block;
+      try {
+        block = SegmentFile.read(temporary, spec, fingerprint, range);
+      } catch (SegmentRejectedException e) {
+        throw e.namedAs(uri);
+      }
+      copies.adopt(temporary, range); // checked: a free local copy
+      return Optional.of(block);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  @Override
+  public SortedSet<Integer> persistedRanges() throws IOException {
+    SortedSet<Integer> ranges = new TreeSet<>();
+    requests.list(
+        location.key("range-"),
+        listPageSize,
+        location.toString(),
+        key -> {
+          String name = key.substring(location.prefix().length());
+          Matcher m = NAME.matcher(name);
+          if (m.matches()) {
+            long r = Long.parseLong(m.group(1));
+            if (r < spec.rangeCount() && SegmentStore.fileName((int) r).equals(name)) {
+              ranges.add((int) r);
+            }
+          }
+        });
+    return ranges;
+  }
+
+  /**
+   * The verified local copy of range {@code range}'s object, downloaded when there is none or when
+   * the one there fails its checks (it is then replaced in one rename); empty when the range has no
+   * object. A copy is checked each time it is handed out (one pass over the file, which also warms
+   * the page cache for the caller's mapping).
+   */
+  @Override
+  public Optional<Path> localCopy(int range) throws IOException {
+    spec.rangeLength(range); // throws, naming the range, when it is outside the cache
+    Path copy = copies.pathOf(range);
+    if (Files.isRegularFile(copy)) {
+      try {
+        verify(copy, range);
+        return Optional.of(copy);
+      } catch (SegmentRejectedException e) {
+        log.warn("local copy {} failed its checks, downloading it again: {}", copy, e.getMessage());
+      }
+    }
+    String uri = locationOf(range);
+    Path temporary = copies.newTemporary(range);
+    try {
+      if (!requests.download(keyOf(range), temporary, uri)) {
+        return Optional.empty();
+      }
+      try {
+        verify(temporary, range);
+      } catch (SegmentRejectedException e) {
+        throw e.namedAs(uri);
+      }
+      copies.adopt(temporary, range);
+      return Optional.of(copy);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  /** The checks the warm tier makes when it maps a segment, without building a block. */
+  private void verify(Path file, int range) throws IOException {
+    MappedSegment.open(file, spec, fingerprint, range).close();
+  }
+}

@@ -1,0 +1,43 @@
+package org.tensorcache.store.segment;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.SortedSet;
+import org.tensorcache.store.block.Block;
+
+/**
+ * Where one cache's segments are kept, one per range: a local directory ({@link SegmentStore}) or
+ * S3-compatible object storage ({@code org.tensorcache.store.objects.ObjectSegmentStore}). Every
+ * read checks the segment strictly, so a truncated, corrupt or foreign one is rejected with a
+ * {@link SegmentRejectedException} and never becomes a block: the caller computes the range again.
+ * Implementations are safe for use by several threads.
+ */
+public interface Segments {
+  /**
+   * Persists {@code block} as its range's segment; durable once this returns. A directory replaces
+   * an existing segment atomically; object storage creates each segment once and accepts an
+   * existing object only when it holds the same bytes (and reports any other).
+   */
+  void write(Block block) throws IOException;
+
+  /**
+   * The block persisted for range {@code range}, or empty when there is none; throws {@link
+   * SegmentRejectedException} when the segment fails a check.
+   */
+  Optional<Block> read(int range) throws IOException;
+
+  /** The ranges that have a segment, by name only; the segments are not checked. */
+  SortedSet<Integer> persistedRanges() throws IOException;
+
+  /**
+   * A file on this machine holding range {@code range}'s segment, for readers that map it (the warm
+   * tier), or empty when the range has none. A directory returns its own file; object storage
+   * downloads the object once into a local cache and returns that copy, verified whenever it is
+   * handed out. Either way the caller still opens it with checks, since a file can change later.
+   */
+  Optional<Path> localCopy(int range) throws IOException;
+
+  /** Where range {@code range}'s segment is (a path or an object's URI), for messages and logs. */
+  String locationOf(int range);
+}

@@ -1,0 +1,152 @@
+package org.tensorcache.store.objects;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real S3Proxy server in a process of its own, on a free loopback port, keeping objects as plain
+ * files under {@code baseDir/bucket/key} (its filesystem backend). Its jar is copied into {@code
+ * target/} by the build ({@code s3proxy.jar}). It can be stopped and started again on the same port
+ * and directory.
+ */
+final class S3ProxyServer implements AutoCloseable {
+  static final String IDENTITY = "test-identity";
+  static final String CREDENTIAL = "test-credential";
+
+  /** How long a start may take before the test fails: a cold start took about 8 s here. */
+  private static final long START_LIMIT_MS = 90_000;
+
+  private final Path baseDir;
+  private final Path logFile;
+  private final Path properties;
+  private final int port;
+  private Process process;
+
+  private S3ProxyServer(Path workDir, int port) throws IOException {
+    this.baseDir = Files.createDirectories(workDir.resolve("objects"));
+    this.logFile = workDir.resolve("s3proxy.log");
+    this.properties = workDir.resolve("s3proxy.properties");
+    this.port = port;
+    Files.writeString(
+        properties,
+        String.join(
+            "\n",
+            "s3proxy.endpoint=" + endpoint(),
+            "s3proxy.authorization=aws-v2-or-v4",
+            "s3proxy.identity=" + IDENTITY,
+            "s3proxy.credential=" + CREDENTIAL,
+            "jclouds.provider=filesystem",
+            "jclouds.filesystem.basedir=" + baseDir,
+            ""));
+  }
+
+  /** Starts a server keeping its files under {@code workDir}, and waits until it listens. */
+  static S3ProxyServer start(Path workDir) throws IOException, InterruptedException {
+    S3ProxyServer server = new S3ProxyServer(workDir, freePort());
+    server.start();
+    return server;
+  }
+
+  /** The credentials' system properties, the first source of the AWS default chain. */
+  static void useAsDefaultCredentials() {
+    System.setProperty("aws.accessKeyId", IDENTITY);
+    System.setProperty("aws.secretAccessKey", CREDENTIAL);
+  }
+
+  URI endpoint() {
+    return URI.create("http://127.0.0.1:" + port);
+  }
+
+  /** The file S3Proxy keeps object {@code key} of {@code bucket} in. */
+  Path fileOf(String bucket, String key) {
+    return baseDir.resolve(bucket).resolve(key);
+  }
+
+  boolean running() {
+    return process != null && process.isAlive();
+  }
+
+  /** Starts the process (again) and waits until its port accepts connections. */
+  void start() throws IOException, InterruptedException {
+    if (running()) {
+      return;
+    }
+    Path jar = jar();
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    process =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-Xmx256m",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-jar",
+                    jar.toString(),
+                    "--properties",
+                    properties.toString()))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+            .start();
+    long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_LIMIT_MS);
+    while (!accepts()) {
+      if (!process.isAlive() || System.nanoTime() > limit) {
+        String log = Files.exists(logFile) ? Files.readString(logFile, StandardCharsets.UTF_8) : "";
+        stop();
+        throw new IllegalStateException(
+            "S3Proxy did not start listening on port " + port + "; its output:\n" + log);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Stops the process and waits until it is gone. */
+  void stop() throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.destroy();
+    if (!process.waitFor(20, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+    process = null;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+  }
+
+  private boolean accepts() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static Path jar() {
+    String configured = System.getProperty("s3proxy.jar", "target/s3proxy/s3proxy.jar");
+    Path jar = Path.of(configured);
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(
+          "S3Proxy jar " + jar.toAbsolutePath() + " not found: the build copies it there first");
+    }
+    return jar;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+}
