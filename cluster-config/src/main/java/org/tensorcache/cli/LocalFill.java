@@ -14,7 +14,7 @@ import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentRejectedException;
-import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -31,15 +31,11 @@ final class LocalFill {
   private final ModelRunner runner;
   private final ExampleSet data;
   private final CacheSpec spec;
-  private final SegmentStore store;
+  private final Segments store;
   private final BatchPlanner planner;
 
   LocalFill(
-      ModelRunner runner,
-      ExampleSet data,
-      CacheSpec spec,
-      SegmentStore store,
-      BatchPlanner planner) {
+      ModelRunner runner, ExampleSet data, CacheSpec spec, Segments store, BatchPlanner planner) {
     if (data.size() != spec.n()) {
       throw new IllegalArgumentException(
           "data set has " + data.size() + " examples, cache spec expects " + spec.n());

@@ -6,7 +6,7 @@ import org.tensorcache.launch.Job;
 import org.tensorcache.launch.Progress;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
-import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** {@code fill --local}: the job's cache filled by {@link LocalFill} in this process alone. */
@@ -16,7 +16,8 @@ final class LocalFillRun {
   /** Fills every range not persisted yet into the job's segment directory and prints a summary. */
   static LocalFill.Result run(Job job) throws IOException {
     CacheSpec spec = job.spec();
-    SegmentStore store = SegmentStore.open(job.definition().segmentDir(), spec, job.fingerprint());
+    Segments store = job.definition().segments();
+    store.deleteTemporaries();
     int persisted = store.persistedRanges().size();
     System.out.printf(
         "filling %s in this process: %d examples, %d ranges (%d already persisted) on %s%n",

@@ -12,7 +12,7 @@ import org.tensorcache.launch.Job;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
 import org.tensorcache.store.segment.SegmentRejectedException;
-import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -43,7 +43,7 @@ final class SegmentExport {
    */
   static long write(Job job, Path file) throws IOException {
     CacheSpec spec = job.spec();
-    SegmentStore store = SegmentStore.open(job.definition().segmentDir(), spec, job.fingerprint());
+    Segments store = job.definition().segments();
     List<Block> blocks = new ArrayList<>(spec.rangeCount());
     List<Integer> unfilled = new ArrayList<>();
     String rejection = null;

@@ -63,6 +63,42 @@ public final class JobOptions {
         defaultValue = "dpo-ref",
         description = "Cache name (default: ${DEFAULT-VALUE}).")
     String cacheName;
+
+    @Option(
+        names = "--segments",
+        paramLabel = "LOCATION",
+        description = {
+          "Where segments are kept: a directory shared by the nodes, or S3-compatible object"
+              + " storage as s3://BUCKET[/PREFIX]; each cache under its id. Default: beside the"
+              + " cache in --data-dir (DIR/CACHE-ID/segments).",
+          "With object storage, --data-dir keeps only verified copies, and a node with an empty"
+              + " --data-dir restores every range from the bucket. Credentials come from the AWS"
+              + " default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile, an instance"
+              + " or pod role)."
+        })
+    String segments;
+
+    @Option(
+        names = "--s3-endpoint",
+        paramLabel = "URL",
+        description =
+            "Base URL of an S3-compatible server (MinIO, S3Proxy, GCS's XML API ...), e.g."
+                + " http://minio:9000; without it, AWS S3 (tensorcache.object-storage.endpoint,"
+                + " AWS_ENDPOINT_URL_S3).")
+    String s3Endpoint;
+
+    @Option(
+        names = "--s3-region",
+        paramLabel = "REGION",
+        description =
+            "Region requests are signed for (default: AWS_REGION, else us-east-1; S3-compatible"
+                + " servers take any).")
+    String s3Region;
+  }
+
+  /** Where this job's segments are kept ({@code --segments}, {@code --s3-*}), checked. */
+  public SegmentPlace segmentPlace() {
+    return SegmentPlace.of(cache.segments, cache.s3Endpoint, cache.s3Region);
   }
 
   /** Where data sets, models and caches live ({@code --data-dir}). */
@@ -125,6 +161,7 @@ public final class JobOptions {
    * definition a node registers (its runners load the saved model, one per compute thread).
    */
   public Job prepare() throws IOException {
+    segmentPlace(); // a malformed --segments fails before any model loads
     if (userModel.given()) {
       return userModel.prepare(this);
     }
@@ -150,7 +187,7 @@ public final class JobOptions {
                   cacheDir.resolve("segments"),
                   microBatch())
               .withInputs(inputs);
-      return new Job(data, spec, fingerprint, cacheDir, definition);
+      return new Job(data, spec, fingerprint, cacheDir, segmentPlace().apply(definition));
     }
   }
 

@@ -207,7 +207,7 @@ final class UserModelOptions {
                   cacheDir.resolve("segments"),
                   user.planner())
               .withInputs(inputs);
-      return new Job(rows, spec, fingerprint, cacheDir, definition);
+      return new Job(rows, spec, fingerprint, cacheDir, job.segmentPlace().apply(definition));
     }
   }
 

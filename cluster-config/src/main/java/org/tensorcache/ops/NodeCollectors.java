@@ -127,6 +127,23 @@ final class NodeCollectors {
         "Clients the lookup port turned away (TLS, token), by reason.",
         List.of("reason"),
         cb -> m.portRejected().forEach((reason, n) -> cb.call(n, reason)));
+    GaugeWithCallback.builder()
+        .name("tensorcache_object_storage_reachable")
+        .help(
+            "1 while the object storage segments are kept in answers, 0 while its last request"
+                + " failed (no connection, a timeout, a 5xx reply) and none succeeded since.")
+        .labelNames("bucket")
+        .callback(
+            cb ->
+                ObjectStoreHealth.stores(node)
+                    .forEach((s, bucket) -> cb.call(s.unreachable().isEmpty() ? 1 : 0, bucket)))
+        .register(registry);
+    counter(
+        registry,
+        "tensorcache_object_storage_failed_attempts_total",
+        "Tries of object storage requests that failed and were tried again (or ended a request).",
+        List.of("bucket"),
+        cb -> ObjectStoreHealth.stores(node).forEach((s, b) -> cb.call(s.failedAttempts(), b)));
     TierCollectors.register(registry, node);
   }
 

@@ -23,8 +23,9 @@ import org.tensorcache.actors.lookup.LookupEndpoint;
  * port bound when one is configured, and the coordinator's restore of every registered cache's
  * segments at its start over (once seen, this node keeps it: a coordinator that moves restores
  * again, which does not make the served values any less there); membership (Up) is the check of
- * pekko-management-cluster-http. A SIGTERM makes it not ready at once: a task in coordinated
- * shutdown's first phase, before anything unbinds or leaves. Alive: the actor system runs.
+ * pekko-management-cluster-http; and object storage, when segments are kept there, answering. A
+ * SIGTERM makes it not ready at once: a task in coordinated shutdown's first phase, before anything
+ * unbinds or leaves. Alive: the actor system runs.
  */
 public final class NodeHealth implements Extension {
   private static final Logger log = LoggerFactory.getLogger(NodeHealth.class);
@@ -38,6 +39,7 @@ public final class NodeHealth implements Extension {
   private volatile ActorRef<Coordinator.Command> coordinator;
   private volatile boolean stopping;
   private volatile boolean restored;
+  private volatile String lastUnreachable;
 
   private NodeHealth(ActorSystem<?> system) {
     this.system = system;
@@ -85,6 +87,28 @@ public final class NodeHealth implements Extension {
     if (stopping || !alive() || (endpointConfigured && node.endpointAddress().isEmpty())) {
       return CompletableFuture.completedFuture(false);
     }
+    if (ObjectStoreHealth.stores(node).isEmpty()) {
+      return servingReady();
+    }
+    return ObjectStoreHealth.check(node, node.ioExecutor())
+        .thenCompose(
+            unreachable -> {
+              if (unreachable.isPresent()) {
+                if (!unreachable.get().equals(lastUnreachable)) {
+                  log.warn("not ready: {}", unreachable.get());
+                }
+                lastUnreachable = unreachable.get();
+                return CompletableFuture.completedFuture(false);
+              }
+              if (lastUnreachable != null) {
+                log.info("object storage reachable again");
+                lastUnreachable = null;
+              }
+              return servingReady();
+            });
+  }
+
+  private CompletionStage<Boolean> servingReady() {
     if (restored) {
       return CompletableFuture.completedFuture(true);
     }

@@ -6,17 +6,21 @@ import java.util.function.Supplier;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import org.tensorcache.store.spec.FingerprintInputs;
 
 /**
  * Everything a node needs to compute, keep and serve one cache: its spec and fingerprint, the data
- * set the indices refer to, how to make a runner (one per compute thread), where its segments live,
- * and how a range's rows are grouped for computing ({@code planner}: a pure function of the rows,
- * so a row's bits do not depend on which node or request computes it), and the inputs it was filled
- * from as a trainer checks them ({@code inputs}: data set, model and tokenizer digests, truncation;
- * served to clients and written into exports).
+ * set the indices refer to, how to make a runner (one per compute thread), where its segments live
+ * ({@code segments}: a local directory or object storage; {@code segmentDir} is this node's
+ * directory of them, or of verified copies of the objects), and how a range's rows are grouped for
+ * computing ({@code planner}: a pure function of the rows, so a row's bits do not depend on which
+ * node or request computes it), and the inputs it was filled from as a trainer checks them ({@code
+ * inputs}: data set, model and tokenizer digests, truncation; served to clients and written into
+ * exports).
  */
 public record CacheDefinition(
     CacheSpec spec,
@@ -25,7 +29,8 @@ public record CacheDefinition(
     Supplier<ModelRunner> runners,
     Path segmentDir,
     BatchPlanner planner,
-    Map<String, String> inputs) {
+    Map<String, String> inputs,
+    Segments segments) {
 
   /**
    * Most ranges a cache may have: each is a Distributed Data key, and Distributed Data is meant for
@@ -54,6 +59,26 @@ public record CacheDefinition(
     inputs = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(inputs));
   }
 
+  /** A cache whose segments are kept in the local directory {@code segmentDir}. */
+  public CacheDefinition(
+      CacheSpec spec,
+      Fingerprint fingerprint,
+      ExampleSet data,
+      Supplier<ModelRunner> runners,
+      Path segmentDir,
+      BatchPlanner planner,
+      Map<String, String> inputs) {
+    this(
+        spec,
+        fingerprint,
+        data,
+        runners,
+        segmentDir,
+        planner,
+        inputs,
+        SegmentStore.at(segmentDir, spec, fingerprint));
+  }
+
   /** A cache with no recorded inputs beyond its fingerprint. */
   public CacheDefinition(
       CacheSpec spec,
@@ -67,7 +92,16 @@ public record CacheDefinition(
 
   /** The same cache with these recorded inputs. */
   public CacheDefinition withInputs(Map<String, String> recorded) {
-    return new CacheDefinition(spec, fingerprint, data, runners, segmentDir, planner, recorded);
+    return new CacheDefinition(
+        spec, fingerprint, data, runners, segmentDir, planner, recorded, segments);
+  }
+
+  /**
+   * The same cache with its segments kept in {@code store} (object storage, whose verified local
+   * copies go to {@code localDir}).
+   */
+  public CacheDefinition withSegments(Segments store, Path localDir) {
+    return new CacheDefinition(spec, fingerprint, data, runners, localDir, planner, inputs, store);
   }
 
   /** A cache whose ranges are computed in consecutive groups of {@code microBatch} rows. */

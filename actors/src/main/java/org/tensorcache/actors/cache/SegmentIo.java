@@ -2,32 +2,32 @@ package org.tensorcache.actors.cache;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.IntPredicate;
 import org.tensorcache.store.block.Block;
-import org.tensorcache.store.segment.SegmentFile;
-import org.tensorcache.store.segment.SegmentStore;
 
-/** A cache's segment files read and written off the actor threads, on the I/O dispatcher. */
+/**
+ * A cache's segments read and written off the actor threads, on the I/O dispatcher, wherever they
+ * are kept ({@link CacheDefinition#segments}: a local directory or object storage).
+ */
 public final class SegmentIo {
   private SegmentIo() {}
 
   /**
-   * The ranges to restore at start: those recorded as persisted and those with a segment file
-   * (leftover temporary files are deleted on the way).
+   * The ranges to restore at start: those recorded as persisted and those with a segment (leftover
+   * temporary files are deleted on the way). Object storage is listed, so a node with an empty disk
+   * finds every segment there.
    */
-  public static java.util.SortedSet<Integer> toRestore(
-      CacheDefinition cache, java.util.function.IntPredicate recorded) {
-    java.util.SortedSet<Integer> ranges;
+  public static SortedSet<Integer> toRestore(CacheDefinition cache, IntPredicate recorded) {
+    SortedSet<Integer> ranges;
     try {
-      ranges =
-          new java.util.TreeSet<>(
-              SegmentStore.open(cache.segmentDir(), cache.spec(), cache.fingerprint())
-                  .persistedRanges());
+      cache.segments().deleteTemporaries();
+      ranges = new TreeSet<>(cache.segments().persistedRanges());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot open the segments of " + cache.cacheId(), e);
+      throw new UncheckedIOException("cannot list the segments of " + cache.cacheId(), e);
     }
     for (int r = 0; r < cache.spec().rangeCount(); r++) {
       if (recorded.test(r)) {
@@ -35,11 +35,6 @@ public final class SegmentIo {
       }
     }
     return ranges;
-  }
-
-  /** The path of a range's segment. */
-  public static Path path(CacheDefinition cache, int range) {
-    return cache.segmentDir().resolve(SegmentStore.fileName(range));
   }
 
   /**
@@ -54,10 +49,7 @@ public final class SegmentIo {
           long started = System.nanoTime();
           boolean found = true; // a rejected segment was read too; a missing one was not
           try {
-            Block block =
-                SegmentFile.readIfPresent(
-                        path(cache, range), cache.spec(), cache.fingerprint(), range)
-                    .orElse(null);
+            Block block = cache.segments().read(range).orElse(null);
             found = block != null;
             return block;
           } catch (IOException e) {
@@ -81,8 +73,7 @@ public final class SegmentIo {
         () -> {
           long started = System.nanoTime();
           try {
-            Files.createDirectories(cache.segmentDir());
-            SegmentFile.write(path(cache, block.range()), block, cache.fingerprint());
+            cache.segments().write(block);
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }

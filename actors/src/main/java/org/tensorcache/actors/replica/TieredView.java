@@ -1,8 +1,10 @@
 package org.tensorcache.actors.replica;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -13,6 +15,7 @@ import org.tensorcache.actors.cache.CacheRegistry.Registered;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.BlockGather;
+import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.MappedSegment;
@@ -71,7 +74,7 @@ public final class TieredView {
     int lastPromoted = -1;
     for (int m : missing) {
       int range = spec.rangeOf(indices[m]);
-      MappedSegment segment = segments.segment(range);
+      MappedSegment segment = segments.segment(range, false);
       if (segment == null || !segment.gather(indices[m], out, m)) {
         still[left++] = m;
       } else if (range != lastPromoted && loading.size() < MAX_PROMOTIONS_ON_USE) {
@@ -104,7 +107,7 @@ public final class TieredView {
           try {
             WarmSegments segments =
                 warm.computeIfAbsent(cacheId, id -> new WarmSegments(node.definition(id)));
-            MappedSegment segment = segments.segment(range);
+            MappedSegment segment = segments.segment(range, true);
             fresh.complete(segment != null && admit(cacheId, segment.toBlock(hot.pool())));
           } catch (RuntimeException ex) {
             log.warn("range {} of {} not promoted: {}", range, cacheId, ex.toString());
@@ -143,8 +146,12 @@ public final class TieredView {
     }
   }
 
-  /** The mapped segment files of one cache, opened on first use; absent ones looked for again. */
-  private static final class WarmSegments {
+  /**
+   * The mapped segment files of one cache, opened on first use; absent ones looked for again. A
+   * segment in object storage is mapped from its verified local copy: a lookup never waits for a
+   * download, it starts one in the background (or the promotion on the I/O dispatcher does it).
+   */
+  private final class WarmSegments {
     /** How long a range without a segment file is not looked for again. */
     private static final long RECHECK_NANOS = 1_000_000_000L;
 
@@ -158,19 +165,27 @@ public final class TieredView {
       this.absentUntil = new long[open.length];
     }
 
-    /** The range's mapped segment, or null while it has none (or a rejected one). */
-    synchronized MappedSegment segment(int range) {
+    /**
+     * The range's mapped segment, or null while it has none here (or a rejected one); {@code
+     * mayDownload}: the caller runs on the I/O dispatcher and may wait for object storage.
+     */
+    synchronized MappedSegment segment(int range, boolean mayDownload) {
       MappedSegment s = open[range];
       if (s != null || System.nanoTime() - absentUntil[range] < 0) {
         return s;
       }
+      Segments segments = cache.segments();
       try {
-        s =
-            MappedSegment.open(
-                org.tensorcache.actors.cache.SegmentIo.path(cache, range),
-                cache.spec(),
-                cache.fingerprint(),
-                range);
+        Optional<Path> file =
+            mayDownload ? segments.localCopy(range) : segments.presentLocally(range);
+        if (file.isEmpty()) {
+          absentUntil[range] = System.nanoTime() + RECHECK_NANOS;
+          if (!mayDownload && segments.isRemote()) {
+            io.execute(() -> fetch(range));
+          }
+          return null;
+        }
+        s = MappedSegment.open(file.get(), cache.spec(), cache.fingerprint(), range);
         open[range] = s;
       } catch (java.nio.file.NoSuchFileException missing) {
         absentUntil[range] = System.nanoTime() + RECHECK_NANOS;
@@ -181,6 +196,19 @@ public final class TieredView {
         absentUntil[range] = System.nanoTime() + RECHECK_NANOS;
       }
       return s;
+    }
+
+    /** Downloads a range's object into its verified local copy, for the next lookup to map. */
+    private void fetch(int range) {
+      try {
+        if (cache.segments().localCopy(range).isPresent()) {
+          synchronized (this) {
+            absentUntil[range] = 0; // look again at the next lookup
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        log.warn("segment of range {} of {} not fetched: {}", range, cache.cacheId(), e.toString());
+      }
     }
   }
 }

@@ -29,11 +29,18 @@ final class LocalCopies {
   /** Opens (creating if needed) {@code dir}, deleting what interrupted downloads left there. */
   static LocalCopies open(Path dir) throws IOException {
     Files.createDirectories(dir);
+    LocalCopies copies = new LocalCopies(dir);
+    copies.deleteTemporaries();
+    return copies;
+  }
+
+  /** Deletes what interrupted downloads and uploads left here; returns how many files. */
+  int deleteTemporaries() throws IOException {
     int deleted = AtomicFiles.deleteTemporaries(dir);
     if (deleted > 0) {
-      log.info("Deleted {} temporary files of interrupted downloads in {}", deleted, dir);
+      log.info("Deleted {} temporary files of interrupted transfers in {}", deleted, dir);
     }
-    return new LocalCopies(dir);
+    return deleted;
   }
 
   Path dir() {

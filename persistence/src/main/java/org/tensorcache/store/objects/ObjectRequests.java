@@ -21,8 +21,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The three requests segments need, each tried again within the retry window: a create-only upload
- * of a file, a download to a file, and a paged listing of keys.
+ * The requests segments need, each tried again within the retry window: a create-only upload of a
+ * file, a download to a file, a delete, and a paged listing of keys.
  */
 final class ObjectRequests {
   private static final int PRECONDITION_FAILED = 412;
@@ -86,6 +86,16 @@ final class ObjectRequests {
           } catch (NoSuchKeyException e) {
             return false;
           }
+        });
+  }
+
+  /** Deletes {@code key}; deleting an object that is not there succeeds. */
+  void delete(String key, String uri) throws IOException {
+    retry.call(
+        "delete of " + uri,
+        () -> {
+          client.deleteObject(d -> d.bucket(bucket).key(key));
+          return null;
         });
   }
 

@@ -45,6 +45,7 @@ public final class ObjectSegmentStore implements Segments {
     ALREADY_THERE
   }
 
+  private final ObjectStorage storage;
   private final ObjectLocation location;
   private final LocalCopies copies;
   private final CacheSpec spec;
@@ -58,6 +59,7 @@ public final class ObjectSegmentStore implements Segments {
       LocalCopies copies,
       CacheSpec spec,
       Fingerprint fingerprint) {
+    this.storage = storage;
     this.location = location;
     this.copies = copies;
     this.spec = spec;
@@ -97,9 +99,47 @@ public final class ObjectSegmentStore implements Segments {
     return location.uriOf(SegmentStore.fileName(range));
   }
 
+  /**
+   * Creates the object of {@code block}'s range. An object already there that is not a valid
+   * segment of the range (truncated, corrupt, foreign: never served, so its range was computed
+   * again) is deleted and the create tried once more; one holding other valid values is reported
+   * ({@link SegmentExistsException}) and left as it is.
+   */
   @Override
   public void write(Block block) throws IOException {
-    create(block);
+    try {
+      create(block);
+    } catch (SegmentExistsException e) {
+      if (e.rejection().isEmpty()) {
+        throw e;
+      }
+      log.warn("replacing {}: {}", e.uri(), e.rejection().get().getMessage());
+      // a racing writer may have replaced it already: its bytes equal ours, and creating again
+      // after this delete writes the same bytes back
+      requests.delete(keyOf(block.range()), e.uri());
+      create(block);
+    }
+  }
+
+  /** The store's connection, for health checks. */
+  public ObjectStorage storage() {
+    return storage;
+  }
+
+  @Override
+  public Optional<Path> presentLocally(int range) {
+    Path copy = copies.pathOf(range);
+    return Files.isRegularFile(copy) ? Optional.of(copy) : Optional.empty();
+  }
+
+  @Override
+  public int deleteTemporaries() throws IOException {
+    return copies.deleteTemporaries();
+  }
+
+  @Override
+  public boolean isRemote() {
+    return true;
   }
 
   /**

@@ -2,6 +2,7 @@ package org.tensorcache.store.objects;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -99,6 +100,34 @@ public final class ObjectStorage implements AutoCloseable {
   /** Failed tries of requests so far (each was tried again, or ended its request's window). */
   public long failedAttempts() {
     return retry.failedAttempts();
+  }
+
+  /**
+   * Why the store counts as unreachable now, or empty: the last try of a request failed with a
+   * transient error (no connection, a timeout, a 5xx reply) and nothing has succeeded since.
+   */
+  public Optional<String> unreachable() {
+    return Optional.ofNullable(retry.unreachable());
+  }
+
+  /**
+   * Asks the store once, without trying again, whether {@code bucket} answers (a HEAD request), and
+   * records the outcome for {@link #unreachable}; true when the store replied. For health checks
+   * while no segment is read or written.
+   */
+  public boolean probe(String bucket) {
+    try {
+      client.headBucket(b -> b.bucket(bucket));
+      retry.reached();
+      return true;
+    } catch (RuntimeException e) {
+      if (Retry.isTransient(e)) {
+        retry.missed(e);
+        return false;
+      }
+      retry.reached(); // a refusal (no such bucket, denied) is still an answer
+      return true;
+    }
   }
 
   S3Client client() {

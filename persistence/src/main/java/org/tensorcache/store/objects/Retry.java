@@ -29,6 +29,7 @@ final class Retry {
   private final Duration first;
   private final Duration max;
   private final AtomicLong failedAttempts = new AtomicLong();
+  private volatile Unreachable unreachable;
 
   Retry(String endpoint, Duration window, Duration first, Duration max) {
     this.endpoint = endpoint;
@@ -43,6 +44,33 @@ final class Retry {
   }
 
   /**
+   * Why the store counts as unreachable, or null when it is not: the last try of any request failed
+   * with a transient error and none has succeeded since.
+   */
+  String unreachable() {
+    Unreachable u = unreachable;
+    if (u == null) {
+      return null;
+    }
+    return String.format(
+        "%s unreachable for %d s: %s",
+        endpoint, (System.nanoTime() - u.sinceNanos()) / 1_000_000_000L, u.cause());
+  }
+
+  /** A try succeeded: the store is reachable. */
+  void reached() {
+    unreachable = null;
+  }
+
+  /** A try failed with a transient error: the store counts as unreachable from now (or before). */
+  void missed(Throwable cause) {
+    Unreachable u = unreachable;
+    unreachable = new Unreachable(u == null ? System.nanoTime() : u.sinceNanos(), cause.toString());
+  }
+
+  private record Unreachable(long sinceNanos, String cause) {}
+
+  /**
    * The result of {@code call}, tried again after transient errors until the window is over; a
    * permanent error becomes an {@link ObjectStorageException} at once, the window's end an {@link
    * ObjectStorageUnavailableException}. {@code what} names the request and its object.
@@ -53,9 +81,12 @@ final class Retry {
     long wait = first.toNanos();
     for (int attempt = 1; ; attempt++) {
       try {
-        return call.run();
+        T result = call.run();
+        reached();
+        return result;
       } catch (IOException | RuntimeException e) {
         if (!isTransient(e)) {
+          reached(); // a reply, even a refusal, means the store answers
           if (e instanceof AwsServiceException s) {
             throw new ObjectStorageException(what + " failed: " + describe(s), e);
           }
@@ -65,6 +96,7 @@ final class Retry {
           throw e;
         }
         failedAttempts.incrementAndGet();
+        missed(e);
         long jittered = wait / 2 + ThreadLocalRandom.current().nextLong(wait / 2 + 1);
         if (System.nanoTime() + jittered > deadline) {
           throw new ObjectStorageUnavailableException(

@@ -40,6 +40,18 @@ public final class SegmentStore implements Segments {
    */
   public static SegmentStore open(Path dir, CacheSpec spec, Fingerprint fingerprint)
       throws IOException {
+    SegmentStore store = at(dir, spec, fingerprint);
+    Files.createDirectories(dir);
+    store.deleteTemporaries();
+    return store;
+  }
+
+  /**
+   * The segment directory {@code dir} of the cache that {@code fingerprint} identifies, touching
+   * nothing on disk: the directory is created by the first write, and one that does not exist has
+   * no segments.
+   */
+  public static SegmentStore at(Path dir, CacheSpec spec, Fingerprint fingerprint) {
     if (!spec.name().equals(fingerprint.cacheName())) {
       throw new IllegalArgumentException(
           "fingerprint of cache '"
@@ -48,12 +60,19 @@ public final class SegmentStore implements Segments {
               + spec.name()
               + "', expected the same name");
     }
-    Files.createDirectories(dir);
+    return new SegmentStore(dir, spec, fingerprint);
+  }
+
+  @Override
+  public int deleteTemporaries() throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return 0;
+    }
     int deleted = AtomicFiles.deleteTemporaries(dir);
     if (deleted > 0) {
       log.info("Deleted {} temporary files of interrupted writes in {}", deleted, dir);
     }
-    return new SegmentStore(dir, spec, fingerprint);
+    return deleted;
   }
 
   /** The file name of range {@code range}'s segment. */
@@ -83,6 +102,7 @@ public final class SegmentStore implements Segments {
       throw new IllegalArgumentException(
           "block of " + block.spec() + " written to the store of " + spec + ", expected that spec");
     }
+    Files.createDirectories(dir);
     SegmentFile.write(pathOf(block.range()), block, fingerprint);
   }
 
@@ -100,6 +120,9 @@ public final class SegmentStore implements Segments {
   @Override
   public SortedSet<Integer> persistedRanges() throws IOException {
     SortedSet<Integer> ranges = new TreeSet<>();
+    if (!Files.isDirectory(dir)) {
+      return ranges;
+    }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "range-*.safetensors")) {
       for (Path p : files) {
         Matcher m = FILE.matcher(p.getFileName().toString());
@@ -112,6 +135,16 @@ public final class SegmentStore implements Segments {
       }
     }
     return ranges;
+  }
+
+  @Override
+  public Optional<Path> presentLocally(int range) {
+    return localCopy(range);
+  }
+
+  @Override
+  public boolean isRemote() {
+    return false;
   }
 
   /** The segment file itself, when there is one: the directory is already local. */

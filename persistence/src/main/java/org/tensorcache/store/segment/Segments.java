@@ -38,6 +38,21 @@ public interface Segments {
    */
   Optional<Path> localCopy(int range) throws IOException;
 
+  /**
+   * A file on this machine holding range {@code range}'s segment that is there already, found with
+   * no request to a remote store (and not checked): for readers that must not wait on the network.
+   */
+  Optional<Path> presentLocally(int range);
+
+  /** Whether {@link #localCopy} may have to download the segment (object storage). */
+  boolean isRemote();
+
+  /**
+   * Deletes the temporary files that interrupted writes (or downloads) left on this machine;
+   * returns how many. Run it when no write is under way.
+   */
+  int deleteTemporaries() throws IOException;
+
   /** Where range {@code range}'s segment is (a path or an object's URI), for messages and logs. */
   String locationOf(int range);
 }

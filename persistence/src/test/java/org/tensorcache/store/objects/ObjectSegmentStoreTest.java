@@ -199,7 +199,7 @@ class ObjectSegmentStoreTest {
   }
 
   @Test
-  void existingDamagedForeignOrDifferentObjectIsReportedAndLeftAlone() throws IOException {
+  void createReportsAnExistingObjectThatIsNotTheSegmentAndLeavesItAlone() throws IOException {
     ObjectSegmentStore store = store("existing", "a");
     Block block = complete(8, 5);
     Path file = server.fileOf(BUCKET, store.keyOf(8));
@@ -209,7 +209,7 @@ class ObjectSegmentStoreTest {
     byte[] shortened = Arrays.copyOf(whole, 100);
     Files.write(file, shortened);
     SegmentExistsException truncated =
-        assertThrows(SegmentExistsException.class, () -> store.write(block));
+        assertThrows(SegmentExistsException.class, () -> store.create(block));
     assertEquals(Reason.TRUNCATED, truncated.rejection().orElseThrow().reason());
     assertTrue(truncated.getMessage().contains(store.locationOf(8)), truncated.getMessage());
     assertArrayEquals(shortened, Files.readAllBytes(file));
@@ -217,18 +217,38 @@ class ObjectSegmentStoreTest {
     byte[] foreign = segmentBytes(block, Fixtures.fingerprint(SPEC, "weights-sha256:ff00"), dir);
     Files.write(file, foreign);
     SegmentExistsException other =
-        assertThrows(SegmentExistsException.class, () -> store.write(block));
+        assertThrows(SegmentExistsException.class, () -> store.create(block));
     assertEquals(Reason.FOREIGN_FINGERPRINT, other.rejection().orElseThrow().reason());
     assertArrayEquals(foreign, Files.readAllBytes(file));
+  }
+
+  @Test
+  void writeReplacesADamagedOrForeignObjectButNotOneWithOtherValues() throws IOException {
+    ObjectSegmentStore store = store("replace", "a");
+    Block block = complete(8, 5);
+    Path file = server.fileOf(BUCKET, store.keyOf(8));
+    Files.createDirectories(file.getParent());
+    byte[] whole = segmentBytes(block, FP, dir);
+
+    for (byte[] damaged :
+        List.of(
+            Arrays.copyOf(whole, 100),
+            segmentBytes(block, Fixtures.fingerprint(SPEC, "weights-sha256:ff00"), dir))) {
+      Files.write(file, damaged);
+      store.write(block);
+      assertArrayEquals(whole, Files.readAllBytes(file));
+      assertEquals(Optional.of(block), store("replace", "b").read(8));
+    }
 
     Block partial = Fixtures.block(SPEC, 8, 5, 60);
     byte[] valid = segmentBytes(partial, FP, dir);
     Files.write(file, valid);
+    ObjectSegmentStore fresh = store("replace", "c");
     SegmentExistsException different =
-        assertThrows(SegmentExistsException.class, () -> store.write(block));
+        assertThrows(SegmentExistsException.class, () -> fresh.write(block));
     assertEquals(Optional.of(partial), different.existing());
     assertArrayEquals(valid, Files.readAllBytes(file));
-    assertFalse(Files.exists(store.localDirectory().resolve("range-000008.safetensors")));
+    assertFalse(Files.exists(fresh.localDirectory().resolve("range-000008.safetensors")));
   }
 
   @Test

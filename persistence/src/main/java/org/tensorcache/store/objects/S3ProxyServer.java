@@ -12,14 +12,21 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real S3Proxy server in a process of its own, on a free loopback port, keeping objects as plain
- * files under {@code baseDir/bucket/key} (its filesystem backend). Its jar is copied into {@code
- * target/} by the build ({@code s3proxy.jar}). It can be stopped and started again on the same port
- * and directory.
+ * A real S3-compatible server (S3Proxy) in a process of its own, on a free loopback port, keeping
+ * objects as plain files under {@code baseDir/bucket/key} (its filesystem backend): for tests,
+ * chaos runs and benchmarks on one machine. It can be stopped and started again on the same port
+ * and directory. Its jar ({@code org.gaul:s3proxy:4.1.0:jar-with-dependencies}) is found at the
+ * system property {@code s3proxy.jar}, else where the build copies it ({@code
+ * target/s3proxy/s3proxy.jar}), else in the local Maven repository.
  */
-final class S3ProxyServer implements AutoCloseable {
-  static final String IDENTITY = "test-identity";
-  static final String CREDENTIAL = "test-credential";
+public final class S3ProxyServer implements AutoCloseable {
+  /** The access key the server accepts. */
+  public static final String IDENTITY = "test-identity";
+
+  /** The secret key the server accepts. */
+  public static final String CREDENTIAL = "test-credential";
+
+  private static final String VERSION = "4.1.0";
 
   /** How long a start may take before the test fails: a cold start took about 8 s here. */
   private static final long START_LIMIT_MS = 90_000;
@@ -49,33 +56,43 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   /** Starts a server keeping its files under {@code workDir}, and waits until it listens. */
-  static S3ProxyServer start(Path workDir) throws IOException, InterruptedException {
+  public static S3ProxyServer start(Path workDir) throws IOException, InterruptedException {
     S3ProxyServer server = new S3ProxyServer(workDir, freePort());
     server.start();
     return server;
   }
 
   /** The credentials' system properties, the first source of the AWS default chain. */
-  static void useAsDefaultCredentials() {
+  public static void useAsDefaultCredentials() {
     System.setProperty("aws.accessKeyId", IDENTITY);
     System.setProperty("aws.secretAccessKey", CREDENTIAL);
   }
 
-  URI endpoint() {
+  /** The server's base URI. */
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + port);
   }
 
   /** The file S3Proxy keeps object {@code key} of {@code bucket} in. */
-  Path fileOf(String bucket, String key) {
+  public Path fileOf(String bucket, String key) {
     return baseDir.resolve(bucket).resolve(key);
   }
 
-  boolean running() {
+  /**
+   * Creates bucket {@code bucket} (with the filesystem backend a bucket is a directory under the
+   * server's base directory, which it lists on each request).
+   */
+  public void createBucket(String bucket) throws IOException {
+    Files.createDirectories(baseDir.resolve(bucket));
+  }
+
+  /** Whether the process runs. */
+  public boolean running() {
     return process != null && process.isAlive();
   }
 
   /** Starts the process (again) and waits until its port accepts connections. */
-  void start() throws IOException, InterruptedException {
+  public void start() throws IOException, InterruptedException {
     if (running()) {
       return;
     }
@@ -108,7 +125,7 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   /** Stops the process and waits until it is gone. */
-  void stop() throws InterruptedException {
+  public void stop() throws InterruptedException {
     if (process == null) {
       return;
     }
@@ -134,13 +151,24 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   private static Path jar() {
-    String configured = System.getProperty("s3proxy.jar", "target/s3proxy/s3proxy.jar");
-    Path jar = Path.of(configured);
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException(
-          "S3Proxy jar " + jar.toAbsolutePath() + " not found: the build copies it there first");
+    String configured = System.getProperty("s3proxy.jar");
+    List<Path> candidates =
+        configured != null
+            ? List.of(Path.of(configured))
+            : List.of(
+                Path.of("target", "s3proxy", "s3proxy.jar"),
+                Path.of(
+                    System.getProperty("user.home"),
+                    ".m2/repository/org/gaul/s3proxy",
+                    VERSION,
+                    "s3proxy-" + VERSION + "-jar-with-dependencies.jar"));
+    for (Path jar : candidates) {
+      if (Files.isRegularFile(jar)) {
+        return jar;
+      }
     }
-    return jar;
+    throw new IllegalStateException(
+        "S3Proxy jar not found at " + candidates + ": the build of the persistence tests gets it");
   }
 
   private static int freePort() throws IOException {

@@ -1,0 +1,103 @@
+package org.tensorcache.launch;
+
+import com.typesafe.config.ConfigFactory;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.store.objects.ObjectLocation;
+import org.tensorcache.store.objects.ObjectStorage;
+import org.tensorcache.store.objects.ObjectStoreSettings;
+import org.tensorcache.store.segment.SegmentStore;
+
+/**
+ * Where a job's segments are kept ({@code --segments}): beside the cache in the data directory (the
+ * default), under a directory of the caller's (a shared filesystem), or in S3-compatible object
+ * storage. Each cache is kept under its id. Object storage is reached through one {@link
+ * ObjectStorage} per process and settings, closed when the JVM exits: a node serves as long as its
+ * process lives, and the client's connection pool is shared by every cache.
+ */
+public final class SegmentPlace {
+  private static final Map<ObjectStoreSettings, ObjectStorage> OPEN = new ConcurrentHashMap<>();
+
+  private final Path directory; // null: beside the cache, or object storage
+  private final ObjectLocation objects; // null: a directory
+  private final ObjectStoreSettings settings;
+
+  private SegmentPlace(Path directory, ObjectLocation objects, ObjectStoreSettings settings) {
+    this.directory = directory;
+    this.objects = objects;
+    this.settings = settings;
+  }
+
+  /**
+   * The place {@code location} names (null: beside the cache), with {@code endpoint} and {@code
+   * region} (null: from the configuration) for object storage; throws, naming the value, when one
+   * is malformed or given without object storage.
+   */
+  public static SegmentPlace of(String location, String endpoint, String region) {
+    if (location == null || !ObjectLocation.isObjectUri(location)) {
+      if (endpoint != null || region != null) {
+        throw new IllegalArgumentException(
+            (endpoint != null ? "--s3-endpoint " + endpoint : "--s3-region " + region)
+                + " given with "
+                + (location == null ? "no --segments" : "--segments " + location)
+                + ", expected --segments s3://BUCKET[/PREFIX]");
+      }
+      if (location != null && location.isBlank()) {
+        throw new IllegalArgumentException(
+            "--segments '' expected a directory or s3://BUCKET[/PREFIX]");
+      }
+      return new SegmentPlace(location == null ? null : Path.of(location), null, null);
+    }
+    ObjectLocation objects = ObjectLocation.parse(location);
+    ObjectStoreSettings settings = ObjectStoreSettings.fromConfig(ConfigFactory.load());
+    if (endpoint != null) {
+      URI uri;
+      try {
+        uri = URI.create(endpoint);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "--s3-endpoint " + endpoint + " is not a URL, expected http(s)://host[:port]", e);
+      }
+      settings = settings.withEndpoint(uri);
+    }
+    if (region != null) {
+      settings = settings.withRegion(region);
+    }
+    return new SegmentPlace(null, objects, settings);
+  }
+
+  /** Whether segments are kept in object storage. */
+  public boolean isObjectStorage() {
+    return objects != null;
+  }
+
+  /**
+   * {@code cache} with its segments kept here: its {@code segmentDir} stays this node's directory
+   * (of the segments, or of verified copies of the objects).
+   */
+  public CacheDefinition apply(CacheDefinition cache) throws IOException {
+    if (objects != null) {
+      ObjectStorage storage = OPEN.computeIfAbsent(settings, SegmentPlace::connect);
+      Path copies = cache.segmentDir();
+      return cache.withSegments(
+          storage.segments(
+              objects.resolve(cache.cacheId()), copies, cache.spec(), cache.fingerprint()),
+          copies);
+    }
+    if (directory == null) {
+      return cache;
+    }
+    Path dir = directory.resolve(cache.cacheId());
+    return cache.withSegments(SegmentStore.at(dir, cache.spec(), cache.fingerprint()), dir);
+  }
+
+  private static ObjectStorage connect(ObjectStoreSettings settings) {
+    ObjectStorage storage = ObjectStorage.open(settings);
+    Runtime.getRuntime().addShutdownHook(new Thread(storage::close, "object-storage-close"));
+    return storage;
+  }
+}
