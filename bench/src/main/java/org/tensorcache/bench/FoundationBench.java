@@ -30,7 +30,16 @@ public final class FoundationBench implements Callable<Integer> {
   /** The parts, in the order a full run takes them. */
   static final List<String> PARTS =
       List.of(
-          "runner", "segments", "cluster", "byo", "micro", "remote", "tiers", "scale", "security");
+          "runner",
+          "segments",
+          "cluster",
+          "byo",
+          "micro",
+          "remote",
+          "tiers",
+          "scale",
+          "security",
+          "objects");
 
   @Option(names = "--quick", description = "Smaller runs (a few minutes in all).")
   boolean quick;
@@ -195,6 +204,17 @@ public final class FoundationBench implements Callable<Integer> {
     if (only == null || only.equals("scale")) {
       System.out.println("== memory per cached float, and how costs grow with N and nodes ==");
       org.tensorcache.bench.scale.ScaleBench.run(work, resultsDir, size);
+    }
+    if (only == null || only.equals("objects")) {
+      System.out.println(
+          "== segments in object storage (S3Proxy on loopback) next to a local directory and"
+              + " plain objects ==");
+      if (org.tensorcache.store.objects.S3ProxyServer.findJar().isPresent()) {
+        org.tensorcache.bench.objects.ObjectStoreBench.run(work, resultsDir, size);
+      } else {
+        System.out.println(
+            "left out: no S3Proxy jar (mvn -B test -pl persistence fetches it into ~/.m2)");
+      }
     }
     if (only == null || only.equals("security")) {
       System.out.println(

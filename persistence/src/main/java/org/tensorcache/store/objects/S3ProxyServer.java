@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -151,24 +152,34 @@ public final class S3ProxyServer implements AutoCloseable {
   }
 
   private static Path jar() {
+    return findJar()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "S3Proxy jar not found at "
+                        + candidates()
+                        + ": the build of the persistence tests fetches it"));
+  }
+
+  /**
+   * S3Proxy's jar, when it is on this machine (see the class comment for where it is looked for).
+   */
+  public static Optional<Path> findJar() {
+    return candidates().stream().filter(Files::isRegularFile).findFirst();
+  }
+
+  private static List<Path> candidates() {
     String configured = System.getProperty("s3proxy.jar");
-    List<Path> candidates =
-        configured != null
-            ? List.of(Path.of(configured))
-            : List.of(
-                Path.of("target", "s3proxy", "s3proxy.jar"),
-                Path.of(
-                    System.getProperty("user.home"),
-                    ".m2/repository/org/gaul/s3proxy",
-                    VERSION,
-                    "s3proxy-" + VERSION + "-jar-with-dependencies.jar"));
-    for (Path jar : candidates) {
-      if (Files.isRegularFile(jar)) {
-        return jar;
-      }
+    if (configured != null) {
+      return List.of(Path.of(configured));
     }
-    throw new IllegalStateException(
-        "S3Proxy jar not found at " + candidates + ": the build of the persistence tests gets it");
+    return List.of(
+        Path.of("target", "s3proxy", "s3proxy.jar"),
+        Path.of(
+            System.getProperty("user.home"),
+            ".m2/repository/org/gaul/s3proxy",
+            VERSION,
+            "s3proxy-" + VERSION + "-jar-with-dependencies.jar"));
   }
 
   private static int freePort() throws IOException {
