@@ -92,6 +92,8 @@ public final class DnsJoiner extends AbstractBehavior<DnsJoiner.Command> {
     this.lookup = DnsLookup.of(settings.dnsServer());
     this.cluster = Cluster.get(context.getSystem());
     this.self = cluster.selfMember().address();
+    // its own name, not Pekko's ActorCell: the nodes log Pekko's classes at WARN only
+    context.setLoggerName(DnsJoiner.class);
   }
 
   /**
