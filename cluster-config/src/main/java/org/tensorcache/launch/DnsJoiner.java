@@ -153,19 +153,21 @@ public final class DnsJoiner extends AbstractBehavior<DnsJoiner.Command> {
     try {
       now = lookup.resolve(seeds.name());
     } catch (IOException e) {
-      once(
+      warnOnce(
           e.getMessage() + "; asking again every " + settings.resolveInterval().toMillis() + " ms");
       return this;
     }
+    lastProblem = "";
     if (!now.equals(resolved)) {
       resolved = now;
       changedAt = System.nanoTime();
       if (now.isEmpty()) {
-        once(
-            seeds
-                + " resolves to no address yet; asking again every "
-                + settings.resolveInterval().toMillis()
-                + " ms");
+        getContext()
+            .getLog()
+            .info(
+                "{} resolves to no address yet; asking again every {} ms",
+                seeds,
+                settings.resolveInterval().toMillis());
       } else {
         getContext().getLog().info("{} resolves to {}", seeds, texts(now));
       }
@@ -213,10 +215,10 @@ public final class DnsJoiner extends AbstractBehavior<DnsJoiner.Command> {
   }
 
   /** Logs {@code problem} once, not on every attempt that meets it again. */
-  private void once(String problem) {
+  private void warnOnce(String problem) {
     if (!problem.equals(lastProblem)) {
       lastProblem = problem;
-      getContext().getLog().info(problem);
+      getContext().getLog().warn(problem);
     }
   }
 
