@@ -44,14 +44,7 @@ final class FillCommand implements Callable<Integer> {
     }
     Duration timeout = Duration.ofSeconds(timeoutSeconds);
     String cacheId = prepared.definition().cacheId();
-    try (ClientNode client =
-        ClientNode.join(
-            cluster.host,
-            cluster.profiles(),
-            cluster.overrides(),
-            cluster.seeds(StatusCommand.DEFAULT_SEEDS),
-            job.dataDir(),
-            timeout)) {
+    try (ClientNode client = cluster.join(job.dataDir(), timeout)) {
       CacheStatus first =
           ClusterFill.status(client.node().system(), client.node().coordinator(), cacheId);
       long t0 = System.nanoTime();

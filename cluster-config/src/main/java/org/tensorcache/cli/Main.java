@@ -2,6 +2,7 @@ package org.tensorcache.cli;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.launch.DnsLookup;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -27,6 +28,11 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
+  static {
+    // before anything looks a name up: the JVM reads its DNS cache times once
+    DnsLookup.shortenJvmCache();
+  }
+
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -16,6 +16,8 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.launch.DnsJoiner;
+import org.tensorcache.launch.DnsSeeds;
 import org.tensorcache.launch.HostPort;
 import org.tensorcache.launch.Job;
 import org.tensorcache.launch.JobOptions;
@@ -103,11 +105,19 @@ final class NodeCommand implements Callable<Integer> {
           "--lookup-port " + lookupPort + " out of range, expected 1..65535 or 0 (any free port)");
     }
     Map<String, Object> served = ops.overrides(cluster.host); // checked before anything is made
-    List<String> seeds = cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
+    Optional<DnsSeeds> dns = cluster.dns(port);
+    dns.ifPresent(d -> d.requireIpAddress(cluster.host));
+    List<String> seeds =
+        dns.isPresent()
+            ? List.of()
+            : cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
     Map<String, Object> settings = cluster.overrides();
     Job prepared = job.prepare();
     Map<String, Object> overrides =
         new HashMap<>(NodeLauncher.clusterOverrides(cluster.host, port, seeds, roleList));
+    if (dns.isPresent()) {
+      overrides.put("pekko.cluster.seed-nodes", List.of()); // the DnsJoiner joins
+    }
     overrides.putAll(settings);
     // the exit code says how the node ended, so the JVM is not left from inside the shutdown
     overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
@@ -119,6 +129,7 @@ final class NodeCommand implements Callable<Integer> {
     Config config = NodeLauncher.config(cluster.profiles(), overrides, job.dataDir());
     NodeLauncher.Node node = NodeLauncher.start(config, List.of(prepared.definition()));
     ActorSystem<Void> system = node.system();
+    dns.ifPresent(d -> DnsJoiner.start(system, d, true));
     Signal.handle(
         new Signal("TERM"), s -> CoordinatedShutdown.get(system).runAll(Terminated.BY_SIGNAL));
     String address = Cluster.get(system).selfMember().address().toString();

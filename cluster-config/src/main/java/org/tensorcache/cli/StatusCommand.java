@@ -42,14 +42,7 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Duration timeout = Duration.ofSeconds(timeoutSeconds);
-    try (ClientNode client =
-        ClientNode.join(
-            cluster.host,
-            cluster.profiles(),
-            cluster.overrides(),
-            cluster.seeds(DEFAULT_SEEDS),
-            job.dataDir(),
-            timeout)) {
+    try (ClientNode client = cluster.join(job.dataDir(), timeout)) {
       Coordinator.Status status = client.status(timeout);
       print(client.members(), status);
       MemoryReport.lines(client.tierReports(timeout)).forEach(System.out::println);

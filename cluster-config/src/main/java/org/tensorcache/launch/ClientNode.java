@@ -52,14 +52,44 @@ public final class ClientNode implements AutoCloseable {
       List<HostPort> seeds,
       Path dataDir,
       Duration within) {
+    List<String> seedNodes = seeds.stream().map(HostPort::toString).toList();
+    return join(host, profiles, settings, seedNodes, null, dataDir, within);
+  }
+
+  /**
+   * As {@link #join(String, List, Map, List, Path, Duration)}, through the members at the addresses
+   * of {@code seeds}' name ({@link DnsJoiner}; a client never forms a cluster).
+   */
+  public static ClientNode join(
+      String host,
+      List<String> profiles,
+      Map<String, Object> settings,
+      DnsSeeds seeds,
+      Path dataDir,
+      Duration within) {
+    return join(host, profiles, settings, List.of(), seeds, dataDir, within);
+  }
+
+  private static ClientNode join(
+      String host,
+      List<String> profiles,
+      Map<String, Object> settings,
+      List<String> seedNodes,
+      DnsSeeds dns,
+      Path dataDir,
+      Duration within) {
     Map<String, Object> overrides = new HashMap<>(settings);
-    overrides.putAll(
-        NodeLauncher.clusterOverrides(
-            host, 0, seeds.stream().map(HostPort::toString).toList(), List.of()));
+    overrides.putAll(NodeLauncher.clusterOverrides(host, 0, seedNodes, List.of()));
+    if (dns != null) {
+      overrides.put("pekko.cluster.seed-nodes", List.of()); // the DnsJoiner joins
+    }
     overrides.put("pekko.coordinated-shutdown.exit-jvm", "off");
     overrides.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
     NodeLauncher.Node node =
         NodeLauncher.startClient(NodeLauncher.config(profiles, overrides, dataDir));
+    if (dns != null) {
+      DnsJoiner.start(node.system(), dns, false);
+    }
     try {
       NodeLauncher.whenUp(node.system())
           .toCompletableFuture()
@@ -68,7 +98,7 @@ public final class ClientNode implements AutoCloseable {
       NodeLauncher.stop(node.system());
       throw new IllegalStateException(
           "no cluster reachable at "
-              + String.join(",", seeds.stream().map(HostPort::toString).toList())
+              + (dns != null ? dns.toString() : String.join(",", seedNodes))
               + " within "
               + within.toSeconds()
               + " s");

@@ -9,8 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,29 +28,22 @@ import org.junit.jupiter.api.io.TempDir;
 class NodeHealthProcessTest {
   private static final Pattern UP =
       Pattern.compile("node up: \\S+ .*lookup-port=\\S+ management=([^:\\s]+):(\\d+)");
-  private static final List<String> JOB =
-      List.of(
-          "--examples",
-          "256",
-          "--range-size",
-          "64",
-          "--micro-batch",
-          "16",
-          "--embed",
-          "16",
-          "--hidden",
-          "16");
 
   @TempDir Path dir;
-  private final List<Process> processes = new ArrayList<>();
+  private NodeProcesses processes;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   /** One node process and where its health checks answer. */
-  private record Node(Process process, int port, int management, Path log) {}
+  private record Node(NodeProcesses.Started started, int port, int management) {
+    Process process() {
+      return started.process();
+    }
+  }
 
   @Test
   void aTerminatedNodeIsNotReadyBeforeItExitsAndStaysAliveUntilThen() throws Exception {
+    processes = new NodeProcesses(dir);
     Node first = start("n1", null); // it makes the data set and the model alone
     Node second = start("n2", first);
     Node third = start("n3", first);
@@ -79,7 +70,7 @@ class NodeHealthProcessTest {
       sawNotReadyWhileAlive |= ready == 503 && alive == 200;
       Thread.sleep(50);
     }
-    assertEquals(0, third.process().waitFor(), "exit code; log:\n" + tail(third));
+    assertEquals(0, third.process().waitFor(), "exit code; log:\n" + third.started().tail());
     assertTrue(sawNotReadyWhileAlive, "/ready 503 while /alive 200, seen " + seen);
     for (Node n : List.of(first, second)) {
       assertEquals(200, status(n, "/ready"), "the others stay ready");
@@ -88,9 +79,8 @@ class NodeHealthProcessTest {
 
   private Node start(String name, Node seed) throws Exception {
     int port = freePort();
-    List<String> command = new ArrayList<>();
-    command.add(Path.of("..", "tensorcache").toAbsolutePath().normalize().toString());
-    command.addAll(
+    List<String> args = new ArrayList<>();
+    args.addAll(
         List.of(
             "node",
             "--host",
@@ -103,29 +93,13 @@ class NodeHealthProcessTest {
             "0",
             "--data-dir",
             dir.resolve("data").toString()));
-    command.addAll(JOB);
+    args.addAll(NodeProcesses.SMALL_JOB);
     if (seed != null) {
-      command.addAll(List.of("--seeds", "127.0.0.1:" + seed.port()));
+      args.addAll(List.of("--seeds", "127.0.0.1:" + seed.port()));
     }
-    Path log = dir.resolve(name + ".log");
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.redirectOutput(log.toFile());
-    pb.environment().put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
-    pb.environment().put("JAVA_OPTS", "-Xmx384m");
-    Process p = pb.start();
-    processes.add(p);
-    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-    while (System.nanoTime() < deadline) {
-      Matcher m = UP.matcher(read(log));
-      if (m.find()) {
-        return new Node(p, port, Integer.parseInt(m.group(2)), log);
-      }
-      if (!p.isAlive()) {
-        throw new IllegalStateException(name + " exited " + p.exitValue() + ":\n" + read(log));
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException(name + " not up in 180 s:\n" + read(log));
+    NodeProcesses.Started started = processes.start(name, args, "-Xmx384m");
+    Matcher m = NodeProcesses.await(started, UP, Duration.ofSeconds(180));
+    return new Node(started, port, Integer.parseInt(m.group(2)));
   }
 
   /** The HTTP status of {@code path} on the node's management port; -1 when nothing answers. */
@@ -148,7 +122,7 @@ class NodeHealthProcessTest {
       Thread.sleep(200);
       last = status(n, path);
     }
-    assertEquals(expected, last, path + " of port " + n.port() + "; log:\n" + tail(n));
+    assertEquals(expected, last, path + " of port " + n.port() + "; log:\n" + n.started().tail());
   }
 
   private static int freePort() throws IOException {
@@ -157,24 +131,10 @@ class NodeHealthProcessTest {
     }
   }
 
-  private static String read(Path log) throws IOException {
-    return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
-  }
-
-  private static String tail(Node n) throws IOException {
-    String text = read(n.log());
-    return text.substring(Math.max(0, text.length() - 4000));
-  }
-
   @AfterEach
   void stop() throws InterruptedException {
-    for (Process p : processes) {
-      p.destroy(); // SIGTERM: leave and exit
-    }
-    for (Process p : processes) {
-      if (!p.waitFor(60, TimeUnit.SECONDS)) {
-        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      }
+    if (processes != null) {
+      processes.close();
     }
   }
 }

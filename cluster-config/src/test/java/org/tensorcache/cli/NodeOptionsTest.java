@@ -2,6 +2,7 @@ package org.tensorcache.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -52,6 +53,65 @@ class NodeOptionsTest {
         "--metrics-port",
         "-1");
     assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a bad option");
+  }
+
+  @Test
+  void badDnsSeedsAreOneLineNamingTheValueAndNothingIsMade() {
+    assertError(
+        "seed 'dns:' has an empty name, expected dns:NAME[:PORT], e.g."
+            + " dns:tensorcache.default.svc.cluster.local",
+        "node",
+        "--seeds",
+        "dns:");
+    assertError(
+        "seed 'dns:tc:x' has no numeric port, expected dns:NAME[:PORT], e.g."
+            + " dns:tensorcache.default.svc.cluster.local:25520",
+        "node",
+        "--seeds",
+        "dns:tc:x");
+    assertError(
+        "--seeds 'dns:tc,127.0.0.1:25520' mixes dns: with other entries, expected one"
+            + " dns:NAME[:PORT] alone or host:port,... entries",
+        "node",
+        "--seeds",
+        "dns:tc,127.0.0.1:25520");
+    assertError(
+        "--host 'node-0' with --seeds dns:tc:25521: expected this node's IP address as the"
+            + " records of tc give it, e.g. 10.0.0.5 (on Kubernetes the pod IP, status.podIP)",
+        "node",
+        "--seeds",
+        "dns:tc",
+        "--port",
+        "25521",
+        "--host",
+        "node-0");
+    assertError(
+        "--dns-server needs --seeds dns:NAME[:PORT]",
+        "node",
+        "--seeds",
+        "127.0.0.1:25520",
+        "--dns-server",
+        "127.0.0.1:53");
+    assertError(
+        "--dns-server '127.0.0.1' is not host:port, expected e.g. 127.0.0.1:25520",
+        "node",
+        "--seeds",
+        "dns:tc",
+        "--dns-server",
+        "127.0.0.1");
+    assertFalse(Files.exists(dir.resolve("data")), "nothing may be made for a bad option");
+  }
+
+  @Test
+  void dnsSeedsTakeTheNodesPortAndTheDnsServerBecomesASetting() {
+    ClusterOptions options = new ClusterOptions();
+    new CommandLine(options)
+        .parseArgs("--seeds", "dns:tc.default.svc", "--dns-server", "10.96.0.10:53");
+    assertEquals("dns:tc.default.svc:25521", options.dns(25521).orElseThrow().toString());
+    assertEquals(Map.of("tensorcache.discovery.dns-server", "10.96.0.10:53"), options.overrides());
+    ClusterOptions fixed = new ClusterOptions();
+    new CommandLine(fixed).parseArgs("--seeds", "10.0.0.5:25520");
+    assertTrue(fixed.dns(25521).isEmpty());
   }
 
   @Test
