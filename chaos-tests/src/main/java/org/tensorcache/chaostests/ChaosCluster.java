@@ -40,7 +40,11 @@ final class ChaosCluster implements AutoCloseable {
           "pekko.cluster.leader-actions-interval", "500ms",
           "pekko.cluster.unreachable-nodes-reaper-interval", "500ms",
           "pekko.cluster.gossip-interval", "500ms",
-          "pekko.cluster.sharding.rebalance-interval", "2s");
+          "pekko.cluster.sharding.rebalance-interval", "2s",
+          // the downing lease of a holder killed with others must expire before the survivors
+          // decide (heartbeat pause plus stable-after, 5 s here), as with the production 8 s
+          "tensorcache.lease.heartbeat-timeout", "4s",
+          "tensorcache.lease.heartbeat-interval", "500ms");
 
   private final Path launcher;
   private final Path dataDir;
@@ -53,6 +57,20 @@ final class ChaosCluster implements AutoCloseable {
   private int started;
 
   ChaosCluster(Path launcher, Path dataDir, Path logDir, Map<String, String> pgEnv) {
+    this(launcher, dataDir, logDir, pgEnv, TIMING);
+  }
+
+  /**
+   * A cluster whose nodes get {@code settings} as system properties (config paths and values, as
+   * {@link #TIMING}, or logback's variables) on top of their profiles; without {@link #TIMING}
+   * there, the profiles' own timing, as in production.
+   */
+  ChaosCluster(
+      Path launcher,
+      Path dataDir,
+      Path logDir,
+      Map<String, String> pgEnv,
+      Map<String, String> settings) {
     this.launcher = launcher;
     this.dataDir = dataDir;
     this.logDir = logDir;
@@ -63,14 +81,14 @@ final class ChaosCluster implements AutoCloseable {
         "JAVA_OPTS",
         "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dpekko.cluster.singleton.role="
             + SINGLETON_ROLE
-            + timingOptions());
+            + options(settings));
     Runtime.getRuntime().addShutdownHook(hook);
   }
 
-  /** {@link #TIMING} as {@code -Dkey=value} options, each after a space. */
-  static String timingOptions() {
+  /** {@code settings} as {@code -Dkey=value} options, each after a space. */
+  private static String options(Map<String, String> settings) {
     StringBuilder b = new StringBuilder();
-    TIMING.forEach((k, v) -> b.append(" -D").append(k).append('=').append(v));
+    settings.forEach((k, v) -> b.append(" -D").append(k).append('=').append(v));
     return b.toString();
   }
 
