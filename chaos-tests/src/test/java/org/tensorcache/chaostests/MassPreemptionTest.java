@@ -38,7 +38,11 @@ import org.tensorcache.launch.JobDefinitions;
  * the whole cache completes without computing a persisted range again.
  */
 class MassPreemptionTest {
-  private static final List<String> JOB =
+  /**
+   * The job; the cache's name is new every run, so that a server kept across runs (the one of
+   * {@code TENSORCACHE_PG_URL}) holds no coordinator state of it yet: no fill was ever asked for.
+   */
+  private final List<String> job =
       List.of(
           "--examples",
           "512",
@@ -51,7 +55,7 @@ class MassPreemptionTest {
           "--hidden",
           "16",
           "--cache-name",
-          "preempted");
+          "preempted-" + Long.toHexString(System.currentTimeMillis()));
 
   /**
    * The nodes' settings on top of their profiles: none, so that the production timing is tested;
@@ -86,7 +90,7 @@ class MassPreemptionTest {
         ChaosCluster cluster =
             new ChaosCluster(
                 ChaosMain.launcher(), dataDir, work.resolve("logs"), pg.env(), PRODUCTION)) {
-      List<String> nodeArgs = new ArrayList<>(JOB);
+      List<String> nodeArgs = new ArrayList<>(job);
       nodeArgs.addAll(List.of("--lookup-port", "0", "--management-port", "0"));
       cluster.job(nodeArgs);
       NodeProcess first = cluster.startNode(); // it makes the data set and the model alone
@@ -103,6 +107,8 @@ class MassPreemptionTest {
         }
       }
       awaitPersisted(cache, PERSISTED);
+      // no fill was asked for: the rest of the cache is left for after the kill
+      assertEquals(PERSISTED, Faults.persisted(cache.segmentDir()), "ranges persisted before");
       Reference persisted = Reference.load(cache, PERSISTED);
       Map<NodeProcess, Integer> marks = Faults.marks(cluster.live());
 
@@ -204,8 +210,8 @@ class MassPreemptionTest {
     return log.substring(line, Math.min(line + 12, at));
   }
 
-  private static CacheDefinition definition(Path dataDir) throws Exception {
-    List<String> args = new ArrayList<>(JOB);
+  private CacheDefinition definition(Path dataDir) throws Exception {
+    List<String> args = new ArrayList<>(job);
     args.addAll(List.of("--data-dir", dataDir.toString()));
     return JobDefinitions.definition(args.toArray(String[]::new));
   }
@@ -308,7 +314,7 @@ class MassPreemptionTest {
   }
 
   /** {@code ./tensorcache fill} through the survivor, which must exit 0 (all ranges persisted). */
-  private static void fill(Path dataDir, NodeProcess seed, Map<String, String> pg, Path log)
+  private void fill(Path dataDir, NodeProcess seed, Map<String, String> pg, Path log)
       throws Exception {
     List<String> cmd =
         new ArrayList<>(
@@ -323,7 +329,7 @@ class MassPreemptionTest {
                 "120",
                 "--data-dir",
                 dataDir.toString()));
-    cmd.addAll(JOB);
+    cmd.addAll(job);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     pb.environment().putAll(pg);
