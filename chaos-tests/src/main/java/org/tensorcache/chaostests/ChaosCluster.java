@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -40,7 +41,11 @@ final class ChaosCluster implements AutoCloseable {
           "pekko.cluster.leader-actions-interval", "500ms",
           "pekko.cluster.unreachable-nodes-reaper-interval", "500ms",
           "pekko.cluster.gossip-interval", "500ms",
-          "pekko.cluster.sharding.rebalance-interval", "2s");
+          "pekko.cluster.sharding.rebalance-interval", "2s",
+          // the downing lease of a holder killed with others must expire before the survivors
+          // decide (heartbeat pause plus stable-after, 5 s here), as with the production 8 s
+          "tensorcache.lease.heartbeat-timeout", "4s",
+          "tensorcache.lease.heartbeat-interval", "500ms");
 
   private final Path launcher;
   private final Path dataDir;
@@ -51,8 +56,25 @@ final class ChaosCluster implements AutoCloseable {
   private final Thread hook = new Thread(this::killAll, "chaos-kill-nodes");
   private List<String> jobArgs = List.of();
   private int started;
+  private Network network; // null: members reach each other directly
+  private final Map<NodeProcess, PartitionProxy> proxies = new ConcurrentHashMap<>();
+  private final List<PartitionProxy> inJvmProxies = new CopyOnWriteArrayList<>();
 
   ChaosCluster(Path launcher, Path dataDir, Path logDir, Map<String, String> pgEnv) {
+    this(launcher, dataDir, logDir, pgEnv, TIMING);
+  }
+
+  /**
+   * A cluster whose nodes get {@code settings} as system properties (config paths and values, as
+   * {@link #TIMING}, or logback's variables) on top of their profiles; without {@link #TIMING}
+   * there, the profiles' own timing, as in production.
+   */
+  ChaosCluster(
+      Path launcher,
+      Path dataDir,
+      Path logDir,
+      Map<String, String> pgEnv,
+      Map<String, String> settings) {
     this.launcher = launcher;
     this.dataDir = dataDir;
     this.logDir = logDir;
@@ -63,15 +85,49 @@ final class ChaosCluster implements AutoCloseable {
         "JAVA_OPTS",
         "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dpekko.cluster.singleton.role="
             + SINGLETON_ROLE
-            + timingOptions());
+            + options(settings));
     Runtime.getRuntime().addShutdownHook(hook);
   }
 
-  /** {@link #TIMING} as {@code -Dkey=value} options, each after a space. */
-  static String timingOptions() {
+  /** {@code settings} as {@code -Dkey=value} options, each after a space. */
+  private static String options(Map<String, String> settings) {
     StringBuilder b = new StringBuilder();
-    TIMING.forEach((k, v) -> b.append(" -D").append(k).append('=').append(v));
+    settings.forEach((k, v) -> b.append(" -D").append(k).append('=').append(v));
     return b.toString();
+  }
+
+  /**
+   * Puts every member started from now on behind a {@link PartitionProxy}, so that the returned
+   * network can cut it off.
+   */
+  Network partitionable() {
+    if (network == null) {
+      network = new Network();
+    }
+    return network;
+  }
+
+  /** The loopback address {@code n} connects out from, or null if it is behind no proxy. */
+  String host(NodeProcess n) {
+    PartitionProxy p = proxies.get(n);
+    return p == null ? null : p.member();
+  }
+
+  /**
+   * Config overrides for a member in this JVM: behind a proxy of its own when the nodes are (its
+   * canonical port the proxy's), none otherwise.
+   */
+  Map<String, Object> inJvmMember() throws IOException {
+    if (network == null) {
+      return Map.of();
+    }
+    int port = freePort();
+    int bindPort = freePort();
+    PartitionProxy proxy = new PartitionProxy(port, bindPort, network.nextHost(), network);
+    inJvmProxies.add(proxy);
+    Map<String, Object> o = new HashMap<>(Network.overrides(bindPort, proxy.member()));
+    o.put("pekko.remote.artery.canonical.port", port);
+    return o;
   }
 
   /** The job options every node of the next start gets (cache name included). */
@@ -98,8 +154,19 @@ final class ChaosCluster implements AutoCloseable {
     args.addAll(List.of("--data-dir", dataDir.toString()));
     args.addAll(jobArgs);
     String name = "node" + (++started);
+    Map<String, String> nodeEnv = env;
+    PartitionProxy proxy = null;
+    if (network != null) { // the cluster knows the node by the proxy's port, the node binds another
+      int bindPort = freePort();
+      proxy = new PartitionProxy(port, bindPort, network.nextHost(), network);
+      nodeEnv = new HashMap<>(env);
+      nodeEnv.put("JAVA_OPTS", env.get("JAVA_OPTS") + Network.options(bindPort, proxy.member()));
+    }
     NodeProcess n =
-        NodeProcess.start(name, port, launcher, args, env, logDir.resolve(name + ".log"));
+        NodeProcess.start(name, port, launcher, args, nodeEnv, logDir.resolve(name + ".log"));
+    if (proxy != null) {
+      proxies.put(n, proxy);
+    }
     all.add(n);
     live.add(n);
     return n;
@@ -141,6 +208,10 @@ final class ChaosCluster implements AutoCloseable {
       n.forceStop();
     }
     live.clear();
+    proxies.values().forEach(PartitionProxy::close);
+    proxies.clear();
+    inJvmProxies.forEach(PartitionProxy::close);
+    inJvmProxies.clear();
   }
 
   /**

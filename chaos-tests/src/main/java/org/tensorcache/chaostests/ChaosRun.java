@@ -18,8 +18,16 @@ import org.tensorcache.launch.JobDefinitions;
  * a whole-cluster crash, corrupted segments and a cold restart; every guarantee checked after each.
  */
 final class ChaosRun {
-  /** What a run is made of; the job options are those of {@code tensorcache node}. */
-  record Settings(long seed, int episodes, int faultsPerEpisode, List<String> job) {}
+  /**
+   * What a run is made of; the job options are those of {@code tensorcache node}; each episode's
+   * fill meets {@code partitionsPerEpisode} network partitions first (the kinds in turn).
+   */
+  record Settings(
+      long seed, int episodes, int faultsPerEpisode, int partitionsPerEpisode, List<String> job) {
+    Settings(long seed, int episodes, int faultsPerEpisode, List<String> job) {
+      this(seed, episodes, faultsPerEpisode, 0, job);
+    }
+  }
 
   private final Settings settings;
   private final Path work;
@@ -43,6 +51,9 @@ final class ChaosRun {
     try (Postgres pg = Postgres.obtain();
         ChaosCluster cluster =
             new ChaosCluster(launcher, dataDir, work.resolve("logs"), pg.env())) {
+      if (settings.partitionsPerEpisode() > 0) {
+        cluster.partitionable(); // every member behind a proxy, so partitions can cut it off
+      }
       Reference reference = Reference.load(referenceFill(refDir, pg.env()));
       copyInputs(refDir, dataDir);
       for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
@@ -130,6 +141,12 @@ final class ChaosRun {
       cluster.job(jobArgs(index));
       Phase fill = new Phase(this);
       fill.start();
+      List<PartitionFault.Kind> kinds = PartitionFault.SCHEDULED;
+      for (int p = 0; p < settings.partitionsPerEpisode() && report.failure == null; p++) {
+        // a random of its own, so that the other faults' schedule stays that of the seed
+        int turn = index * settings.partitionsPerEpisode() + p;
+        fill.inject(kinds.get(turn % kinds.size()), new SplittableRandom(settings.seed() + turn));
+      }
       for (int f = 0; f < settings.faultsPerEpisode() && report.failure == null; f++) {
         Faults.Kind kind = Faults.Kind.values()[random.nextInt(Faults.Kind.values().length)];
         fill.inject(kind);
@@ -193,6 +210,7 @@ final class ChaosRun {
           t.skipped() == 0 && t.repeated() == 0,
           "skipped " + t.skipped() + " repeated " + t.repeated());
       restart.stopGracefully();
+      JournalWriters.check(pg, report, "ep" + index); // the journal of every episode so far
     }
 
     private boolean rejectionLogged(int range) throws Exception {

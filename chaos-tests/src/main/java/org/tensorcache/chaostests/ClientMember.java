@@ -36,6 +36,16 @@ final class ClientMember implements AutoCloseable {
   /** Joins through {@code seedPorts} on loopback and waits until Up (bounded). */
   static ClientMember join(
       List<Integer> seedPorts, Path dataDir, Map<String, String> pg, CacheDefinition cache) {
+    return join(seedPorts, dataDir, pg, cache, Map.of());
+  }
+
+  /** {@link #join} with {@code transport} overrides on top (a proxy's ports, see ChaosCluster). */
+  static ClientMember join(
+      List<Integer> seedPorts,
+      Path dataDir,
+      Map<String, String> pg,
+      CacheDefinition cache,
+      Map<String, Object> transport) {
     Map<String, Object> o =
         new HashMap<>(
             NodeLauncher.clusterOverrides(
@@ -51,6 +61,7 @@ final class ClientMember implements AutoCloseable {
     o.put("tensorcache.persistence.postgres.url", pg.get("TENSORCACHE_PG_URL"));
     o.put("tensorcache.persistence.postgres.user", pg.get("TENSORCACHE_PG_USER"));
     o.put("tensorcache.persistence.postgres.password", pg.get("TENSORCACHE_PG_PASSWORD"));
+    o.putAll(transport);
     NodeLauncher.Node node =
         NodeLauncher.start(
             NodeLauncher.config(List.of("cluster", "postgres"), o, dataDir), List.of(cache));

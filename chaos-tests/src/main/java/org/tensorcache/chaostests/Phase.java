@@ -34,7 +34,9 @@ final class Phase {
     for (NodeProcess n : nodes) {
       cluster.awaitUp(n);
     }
-    client = ClientMember.join(cluster.livePorts(), dataDir(), ep.pg(), ep.cache());
+    client =
+        ClientMember.join(
+            cluster.livePorts(), dataDir(), ep.pg(), ep.cache(), cluster.inJvmMember());
     lookups = new LookupLoop(client, ep.reference(), ep.cache().spec().n(), ep.random().split());
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (!client.startFill(Duration.ofSeconds(5))) {
@@ -101,8 +103,14 @@ final class Phase {
             new ChaosReport.Fault(ep.index(), kind.name(), midFill, (served - t0) / 1_000_000, -1));
   }
 
+  /** Cuts nodes off the network, heals it and replaces them once they ended: PartitionFault. */
+  void inject(PartitionFault.Kind kind, java.util.SplittableRandom random) throws Exception {
+    lastFault = System.nanoTime();
+    new PartitionFault(ep, this, client, random).inject(kind);
+  }
+
   /** Waits until the victim is out, every member reachable and the coordinator answers. */
-  private long awaitServing(NodeProcess victim, Duration within) throws InterruptedException {
+  long awaitServing(NodeProcess victim, Duration within) throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     while (System.nanoTime() < deadline) {
       List<Integer> up = client.upPortsOldestFirst();

@@ -2,8 +2,10 @@ package org.tensorcache.chaostests;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.store.block.Block;
@@ -24,6 +26,18 @@ final class Reference {
 
   /** Reads every segment of the reference cache; all must be complete. */
   static Reference load(CacheDefinition ref) throws IOException {
+    Set<Integer> all = new HashSet<>();
+    for (int r = 0; r < ref.spec().rangeCount(); r++) {
+      all.add(r);
+    }
+    return load(ref, all);
+  }
+
+  /**
+   * Reads the segments of {@code ranges} of a cache, which must be complete: the values that
+   * lookups of their indices must return (other indices have no reference values).
+   */
+  static Reference load(CacheDefinition ref, Set<Integer> ranges) throws IOException {
     var spec = ref.spec();
     int fields = spec.fields().size();
     float[][] values = new float[fields][];
@@ -33,12 +47,13 @@ final class Reference {
       values[f] = new float[(int) spec.n() * widths[f]];
     }
     SegmentStore store = SegmentStore.open(ref.segmentDir(), spec, ref.fingerprint());
-    for (int r = 0; r < spec.rangeCount(); r++) {
+    for (int r : ranges) {
       Block b =
           store
               .read(r)
               .filter(Block::isComplete)
-              .orElseThrow(() -> new IllegalStateException("reference segment missing"));
+              .orElseThrow(
+                  () -> new IllegalStateException("reference segment of range " + r + " missing"));
       for (int f = 0; f < fields; f++) {
         b.copyRawValues(f, 0, values[f], (int) b.start() * widths[f], b.length() * widths[f]);
       }

@@ -12,7 +12,12 @@ import com.tngtech.archunit.lang.ArchRule;
  * top of the ones below it. Only the module's own main classes count: its packages, no tests.
  */
 @AnalyzeClasses(
-    packages = {"org.tensorcache.ops", "org.tensorcache.launch", "org.tensorcache.cli"},
+    packages = {
+      "org.tensorcache.ops",
+      "org.tensorcache.launch",
+      "org.tensorcache.cli",
+      "org.tensorcache.lease"
+    },
     importOptions = ImportOption.DoNotIncludeTests.class)
 class PackageCyclesTest {
   @ArchTest

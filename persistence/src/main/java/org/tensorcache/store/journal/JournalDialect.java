@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
@@ -24,7 +25,7 @@ public enum JournalDialect {
   /** PostgreSQL server shared by the nodes of a cluster. */
   POSTGRES("slick.jdbc.PostgresProfile$", "schema/postgres/postgres-create-schema.sql");
 
-  /** Tables that the plugins use with the default DAOs; all present means nothing to create. */
+  /** Tables that the plugins use with the default DAOs. */
   static final List<String> TABLES =
       List.of("event_journal", "event_tag", "snapshot", "durable_state");
 
@@ -64,13 +65,34 @@ public enum JournalDialect {
                         + Arrays.stream(values()).map(JournalDialect::profile).toList()));
   }
 
-  /** Returns the statements that create every journal table and index unless present. */
+  /**
+   * Returns the tables of this dialect: the plugins' and, on PostgreSQL, the lease table of the
+   * cluster's downing ({@link LeaseTable}); all present means nothing to create.
+   */
+  public List<String> tables() {
+    List<String> tables = new ArrayList<>(TABLES);
+    if (this == POSTGRES) {
+      tables.add(LeaseTable.TABLE);
+    }
+    return tables;
+  }
+
+  /**
+   * Returns the statements that create every table of {@link #tables()} and index unless present.
+   */
   public List<String> createStatements() {
-    return Arrays.stream(readScript().split(";"))
-        .map(String::trim)
-        .filter(s -> !s.isEmpty())
-        .map(JournalDialect::guardIndex)
-        .toList();
+    List<String> statements =
+        new ArrayList<>(
+            Arrays.stream(readScript().split(";"))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .map(JournalDialect::guardIndex)
+                .toList());
+    // only PostgreSQL: an H2 journal is one machine's, whose nodes keep the keep-majority downing
+    if (this == POSTGRES) {
+      statements.add(LeaseTable.CREATE);
+    }
+    return statements;
   }
 
   /** Returns the JDBC connection properties, with connect timeouts where the driver has them. */

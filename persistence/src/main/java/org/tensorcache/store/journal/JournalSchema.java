@@ -19,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the tables of the JDBC persistence plugins on first start, so that an embedded node needs
- * nothing installed and a cluster's PostgreSQL needs only an empty database.
+ * Creates the tables of the JDBC persistence plugins on first start (on PostgreSQL also the lease
+ * table of the cluster's downing, {@link LeaseTable}), so that an embedded node needs nothing
+ * installed and a cluster's PostgreSQL needs only an empty database.
  *
  * <p>It connects with plain JDBC and closes its connection, rather than through the plugin's
  * connection pools: a pool left open would keep an H2 file database open after its ActorSystem
@@ -98,7 +99,7 @@ public final class JournalSchema {
             database
                 .dialect()
                 .connectionProperties(database.user(), database.password(), timeout))) {
-      List<String> missing = missingTables(connection);
+      List<String> missing = missingTables(connection, database.dialect());
       if (missing.isEmpty()) {
         return missing;
       }
@@ -109,7 +110,7 @@ public final class JournalSchema {
         }
       } catch (SQLException e) {
         // another node starting at the same time may have won the race for the same tables
-        if (!missingTables(connection).isEmpty()) {
+        if (!missingTables(connection, database.dialect()).isEmpty()) {
           throw e;
         }
         log.debug("journal tables created concurrently in {}", database.url(), e);
@@ -118,9 +119,10 @@ public final class JournalSchema {
     }
   }
 
-  private static List<String> missingTables(Connection connection) throws SQLException {
+  private static List<String> missingTables(Connection connection, JournalDialect dialect)
+      throws SQLException {
     List<String> missing = new ArrayList<>();
-    for (String table : JournalDialect.TABLES) {
+    for (String table : dialect.tables()) {
       try (ResultSet rs =
           connection
               .getMetaData()

@@ -36,6 +36,30 @@ public record JournalSettings(Duration schemaTimeout, List<JournalDatabase> data
     return fromConfig(system.settings().config());
   }
 
+  /**
+   * Returns the database of the journal plugin ({@code pekko.persistence.journal.plugin}) of a
+   * resolved config.
+   *
+   * @throws IllegalArgumentException naming the plugin when it is no JDBC plugin
+   */
+  public static JournalDatabase journalDatabase(Config config) {
+    String selector = PLUGIN_SELECTORS.get(0);
+    String plugin = config.hasPath(selector) ? config.getString(selector) : "";
+    return fromConfig(config).databases().stream()
+        .filter(d -> d.plugins().contains(plugin))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "the journal plugin '"
+                        + plugin
+                        + "' ("
+                        + selector
+                        + ") has no JDBC database ("
+                        + plugin
+                        + ".slick.db.url); expected the h2 or postgres persistence profile"));
+  }
+
   /** Reads the settings from a resolved config. */
   public static JournalSettings fromConfig(Config config) {
     // the plugins normally share one database; create its tables once

@@ -61,6 +61,42 @@ class JournalSchemaTest {
   }
 
   @Test
+  void onlyPostgresHasTheLeaseTable() {
+    assertTrue(JournalDialect.POSTGRES.tables().contains(LeaseTable.TABLE));
+    assertTrue(
+        JournalDialect.POSTGRES.createStatements().stream()
+            .anyMatch(sql -> sql.contains("IF NOT EXISTS " + LeaseTable.TABLE)));
+    assertEquals(JournalDialect.TABLES, JournalDialect.H2.tables());
+  }
+
+  @Test
+  void leasesOnAnH2JournalAreRefusedNamingItsUrl() {
+    JournalDatabase database =
+        JournalSettings.fromConfig(JournalTestConfig.h2(dataDir)).databases().get(0);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> LeaseTable.of(database, Duration.ofSeconds(3)));
+    assertTrue(e.getMessage().contains(database.url()), e.getMessage());
+    assertTrue(e.getMessage().contains("postgres"), e.getMessage());
+  }
+
+  @Test
+  void theJournalDatabaseIsThatOfTheJournalPlugin() {
+    Config config =
+        JournalTestConfig.postgres(
+            Map.of("tensorcache.persistence.postgres.url", "jdbc:postgresql://db.example:5433/x"));
+    assertEquals(
+        "jdbc:postgresql://db.example:5433/x", JournalSettings.journalDatabase(config).url());
+    Config none =
+        ConfigFactory.parseMap(Map.of("pekko.persistence.journal.plugin", "inmem"))
+            .withFallback(config)
+            .resolve();
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> JournalSettings.journalDatabase(none));
+    assertTrue(e.getMessage().contains("'inmem'"), e.getMessage());
+  }
+
+  @Test
   void unsupportedProfileIsNamed() {
     IllegalArgumentException e =
         assertThrows(
@@ -77,7 +113,7 @@ class JournalSchemaTest {
     JournalSchema.ensure(database, timeout, ForkJoinPool.commonPool());
     JournalSchema.ensure(database, timeout, ForkJoinPool.commonPool());
     try (Connection c = DriverManager.getConnection(database.url(), "sa", "")) {
-      for (String table : JournalDialect.TABLES) {
+      for (String table : JournalDialect.H2.tables()) {
         try (var rs = c.getMetaData().getTables(null, c.getSchema(), table, null)) {
           assertTrue(rs.next(), "table " + table + " missing");
         }

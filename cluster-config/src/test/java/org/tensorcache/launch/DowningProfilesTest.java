@@ -1,0 +1,95 @@
+package org.tensorcache.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.coordination.lease.TimeoutSettings;
+import org.junit.jupiter.api.Test;
+import org.tensorcache.lease.DatabaseLease;
+
+/**
+ * The downing each journal profile chooses, and the relations between the lease's and the
+ * resolver's timings that the postgres profile's comments give as the reasons for its numbers.
+ */
+class DowningProfilesTest {
+  private static final String SBR = "pekko.cluster.split-brain-resolver";
+  private static final Path DIR = Path.of("target", "cfg");
+
+  /** The Split Brain Resolver decides on a tick of its own, once a second. */
+  private static final Duration RESOLVER_TICK = Duration.ofSeconds(1);
+
+  @Test
+  void postgresProfileDownsWithTheLeaseInTheDatabase() {
+    for (List<String> profiles :
+        List.of(List.of("cluster", "postgres"), List.of("tls", "cluster", "postgres"))) {
+      Config c = NodeLauncher.config(profiles, Map.of(), DIR);
+      assertEquals("lease-majority", c.getString(SBR + ".active-strategy"), profiles.toString());
+      String lease = c.getString(SBR + ".lease-majority.lease-implementation");
+      assertEquals(DatabaseLease.class.getName(), c.getString(lease + ".lease-class"));
+    }
+  }
+
+  @Test
+  void h2AndLocalProfilesKeepTheMajority() {
+    for (List<String> profiles : List.of(List.of("cluster", "h2"), List.of("local"))) {
+      Config c = NodeLauncher.config(profiles, Map.of(), DIR);
+      assertEquals("keep-majority", c.getString(SBR + ".active-strategy"), profiles.toString());
+      assertEquals(Duration.ofSeconds(5), c.getDuration("pekko.cluster.down-removal-margin"));
+    }
+  }
+
+  @Test
+  void timingsOfThePostgresProfileKeepTheirReasons() {
+    Config c = NodeLauncher.config(List.of("cluster", "postgres"), Map.of(), DIR);
+    Config leaseConfig =
+        c.getConfig(c.getString(SBR + ".lease-majority.lease-implementation"))
+            .withFallback(c.getConfig("pekko.coordination.lease"));
+    TimeoutSettings lease = TimeoutSettings.apply(leaseConfig); // Pekko's own checks
+    Duration ttl = lease.getHeartbeatTimeout();
+    Duration interval = lease.getHeartbeatInterval();
+    Duration operation = lease.getOperationTimeout();
+    Duration pause = c.getDuration("pekko.cluster.failure-detector.acceptable-heartbeat-pause");
+    Duration stableAfter = c.getDuration(SBR + ".stable-after");
+    Duration delay = c.getDuration(SBR + ".lease-majority.acquire-lease-delay-for-minority");
+    Duration releaseAfter = c.getDuration(SBR + ".lease-majority.release-after");
+    Duration margin = c.getDuration("pekko.cluster.down-removal-margin");
+    // how far apart the two sides of a partition decide
+    Duration spread =
+        c.getDuration("pekko.cluster.failure-detector.heartbeat-interval")
+            .plus(c.getDuration("pekko.cluster.gossip-interval"))
+            .plus(RESOLVER_TICK);
+    Duration otherSideFails = spread.plus(delay).plus(operation);
+
+    assertTrue(
+        ttl.compareTo(pause.plus(stableAfter)) < 0,
+        "a holder dying with others must have lost the lease before the survivors decide: ttl "
+            + ttl
+            + ", pause + stable-after "
+            + pause.plus(stableAfter));
+    assertTrue(
+        ttl.minus(interval.multipliedBy(2)).compareTo(spread.plus(delay)) > 0,
+        "a lease that checkLease confirms must outlast the other side's attempt: ttl "
+            + ttl
+            + " - 2 x "
+            + interval
+            + " against "
+            + spread.plus(delay));
+    assertTrue(
+        releaseAfter.compareTo(otherSideFails) > 0,
+        "release-after "
+            + releaseAfter
+            + " must outlast the other side's attempt "
+            + otherSideFails);
+    assertTrue(
+        margin.compareTo(otherSideFails.plusSeconds(2)) >= 0,
+        "down-removal-margin "
+            + margin
+            + " must cover the other side's attempt and its stop: "
+            + otherSideFails.plusSeconds(2));
+  }
+}
