@@ -39,6 +39,15 @@ final class ChaosReport {
   long seconds;
   String failure;
 
+  /** Ranges the journal recorded as persisted whose segment was missing or failed its checks. */
+  long journalWithoutSegment;
+
+  /** Per fault kind, the time to the first lookup served after it. */
+  final RecoveryTimes recovery = new RecoveryTimes();
+
+  /** Episodes that could not run here, with why (e.g. no permission to mount a tmpfs). */
+  final Map<String, String> skippedEpisodes = new LinkedHashMap<>();
+
   synchronized void fault(Fault f) {
     faults.add(f);
   }
@@ -58,7 +67,8 @@ final class ChaosReport {
         && skipped == 0
         && repeated == 0
         && corruptLoaded == 0
-        && lookupFailures == 0;
+        && lookupFailures == 0
+        && journalWithoutSegment == 0;
   }
 
   /** The last line of a run. */
@@ -66,8 +76,16 @@ final class ChaosReport {
     String counts =
         String.format(
             "faults=%d lost=%d wrong=%d skipped=%d repeated=%d corrupt_loaded=%d lookups=%d"
-                + " failed_lookups=%d",
-            faults.size(), lost, wrong, skipped, repeated, corruptLoaded, lookups, lookupFailures);
+                + " failed_lookups=%d journal_without_segment=%d",
+            faults.size(),
+            lost,
+            wrong,
+            skipped,
+            repeated,
+            corruptLoaded,
+            lookups,
+            lookupFailures,
+            journalWithoutSegment);
     return ok() ? "chaos: " + counts : "chaos: FAILED " + failure + " (" + counts + ")";
   }
 
@@ -82,6 +100,8 @@ final class ChaosReport {
     Map<String, Integer> byKind = new TreeMap<>();
     faults.forEach(f -> byKind.merge(f.kind(), 1, Integer::sum));
     out.println("faults by kind: " + byKind);
+    recovery.print(out);
+    skippedEpisodes.forEach((k, v) -> out.printf("  skipped %s: %s%n", k, v));
     out.printf(
         "lookups=%d lookup_failures=%d recomputed_after_corruption=%d seconds=%d%n",
         lookups, lookupFailures, recomputedAfterCorruption, seconds);
@@ -104,6 +124,9 @@ final class ChaosReport {
     m.put("lookups", lookups);
     m.put("lookup_failures", lookupFailures);
     m.put("recomputed_after_corruption", recomputedAfterCorruption);
+    m.put("journal_without_segment", journalWithoutSegment);
+    m.put("serving_again_ms", recovery.summary());
+    m.put("skipped_episodes", skippedEpisodes);
     m.put("seconds", seconds);
     m.put("invariants", invariants);
     m.put("fault_log", faults);

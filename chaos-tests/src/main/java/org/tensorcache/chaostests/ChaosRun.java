@@ -59,6 +59,13 @@ final class ChaosRun {
       for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
         new Episode(e, cluster, pg.env(), reference, definition(dataDir, e)).run();
       }
+      if (report.failure == null) {
+        int e = settings.episodes(); // a full disk during a fill, after the seeded episodes
+        cluster.job(jobArgs(e));
+        new FullDiskEpisode(
+                new Episode(e, cluster, pg.env(), reference, definition(dataDir, e)), work)
+            .run();
+      }
     } catch (Exception | AssertionError e) {
       if (report.failure == null) {
         report.failure = e.toString();
@@ -138,6 +145,7 @@ final class ChaosRun {
     }
 
     void run() throws Exception {
+      long since = System.currentTimeMillis();
       cluster.job(jobArgs(index));
       Phase fill = new Phase(this);
       fill.start();
@@ -152,6 +160,7 @@ final class ChaosRun {
         fill.inject(kind);
       }
       fill.finish("episode " + index + " fill");
+      JournalRanges.check(report, "ep" + index + " fill", fill.client(), cache, since, Set.of());
       // the whole cluster crashes; segments are damaged while it is down; a cold start follows
       List<Integer> done = new ArrayList<>(Faults.persisted(cache.segmentDir()));
       done.sort(null);
@@ -180,6 +189,10 @@ final class ChaosRun {
       trainer.startFirst(); // a trainer reads steps while the cluster restores the cache
       long served = restart.servingSince(t0);
       restart.finish("episode " + index + " cold restart");
+      restart.recovered("SIGKILL_ALL", t0);
+      // the damaged ranges were recorded before the damage: now rewritten, they must verify too
+      JournalRanges.check(
+          report, "ep" + index + " cold restart", restart.client(), cache, since, Set.of());
       report.faults.set(
           report.faults.size() - (damaged.size() + 1),
           new ChaosReport.Fault(

@@ -111,6 +111,11 @@ final class ClientMember implements AutoCloseable {
     }
   }
 
+  /** The actor system of this member (for reading the journal). */
+  org.apache.pekko.actor.typed.ActorSystem<?> system() {
+    return node.system();
+  }
+
   /** The values of {@code indices} (throws when the lookup fails). */
   Batch lookup(long[] indices) {
     return client.lookup(cacheId, indices);

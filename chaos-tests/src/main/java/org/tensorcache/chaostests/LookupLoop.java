@@ -12,6 +12,11 @@ final class LookupLoop implements AutoCloseable {
   final AtomicLong lookups = new AtomicLong();
   final AtomicLong failures = new AtomicLong();
   final AtomicLong wrong = new AtomicLong();
+
+  /** {start, end} nanos of every lookup that returned values, in order. */
+  private final java.util.List<long[]> served =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -24,8 +29,10 @@ final class LookupLoop implements AutoCloseable {
                 for (int i = 0; i < indices.length; i++) {
                   indices[i] = random.nextLong(n);
                 }
+                long began = System.nanoTime();
                 try {
                   long bad = reference.mismatches(client.lookup(indices));
+                  served.add(new long[] {began, System.nanoTime()});
                   wrong.addAndGet(bad);
                   lookups.incrementAndGet();
                 } catch (RuntimeException e) {
@@ -44,6 +51,27 @@ final class LookupLoop implements AutoCloseable {
             "chaos-lookups");
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /**
+   * Ms from {@code since} (nanos) to the end of the first lookup that began at or after it and
+   * returned values, waiting up to {@code within} for one; -1 if none did.
+   */
+  long servedAfter(long since, java.time.Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (true) {
+      synchronized (served) {
+        for (long[] s : served) {
+          if (s[0] - since >= 0) {
+            return (s[1] - since) / 1_000_000;
+          }
+        }
+      }
+      if (System.nanoTime() - deadline > 0 || !running) {
+        return -1;
+      }
+      Thread.sleep(50);
+    }
   }
 
   @Override

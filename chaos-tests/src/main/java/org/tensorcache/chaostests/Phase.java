@@ -75,6 +75,7 @@ final class Phase {
     NodeProcess replacement = cluster.launch(); // joins while the victim is dying
     cluster.awaitUp(replacement);
     long served = awaitServing(victim, Duration.ofSeconds(120));
+    recovered(kind.name(), t0);
     if (kind == Faults.Kind.SIGSTOP_COMPUTE) {
       victim.signal("CONT");
       int code = victim.awaitExit(Duration.ofSeconds(60));
@@ -135,6 +136,18 @@ final class Phase {
             + client.anyUnreachable()
             + ", coordinator status "
             + ep.status(client));
+  }
+
+  /** Records the time from {@code since} (nanos) to the first lookup served after it. */
+  void recovered(String kind, long since) throws InterruptedException {
+    long ms = lookups.servedAfter(since, Duration.ofSeconds(120));
+    ep.report().check("ep" + ep.index() + " " + kind + " serving again", ms >= 0, ms + " ms");
+    ep.report().recovery.add(kind, ms);
+  }
+
+  /** The client member (null once closed). */
+  ClientMember client() {
+    return client;
   }
 
   /** Nanos when the coordinator first answered after {@code since}. */

@@ -11,6 +11,7 @@ public record NodeSettings(
     int maxBatch,
     int maxReplyBytes,
     Duration coordinatorTick,
+    Duration writeRetryMax,
     int snapshotEvery,
     Duration writeTimeout,
     long gossipBudget) {
@@ -31,6 +32,7 @@ public record NodeSettings(
         c.getInt("lookup.max-batch"),
         (int) c.getBytes("lookup.max-reply-bytes").longValue(),
         c.getDuration("coordinator.tick"),
+        c.getDuration("coordinator.write-retry-max"),
         c.getInt("coordinator.snapshot-every"),
         c.getDuration("replication.write-timeout"),
         c.getBytes("replication.gossip-budget"));

@@ -69,6 +69,10 @@ public final class ShardActor {
 
   private record SegmentWritten(Throwable failure) implements Internal {}
 
+  private enum RetryWrite implements Internal {
+    INSTANCE
+  }
+
   private record PresenceUpdated(Replicator.UpdateResponse<PresenceData> response)
       implements Internal {}
 
@@ -142,7 +146,9 @@ public final class ShardActor {
         new MicroBatchPipeline<>(
             ctx, node, cache, current.start(), current.length(), MicroBatchDone::new);
     this.byReference = node.byReference(cache.cacheId());
-    this.segment = new ShardSegment<>(ctx, cache, range, node, SegmentWritten::new, reports);
+    this.segment =
+        new ShardSegment<>(
+            ctx, cache, range, node, SegmentWritten::new, RetryWrite.INSTANCE, reports);
     this.replica =
         new ShardReplica<>(
             ctx,
@@ -212,6 +218,7 @@ public final class ShardActor {
         .onMessage(Updated.class, this::onUpdated)
         .onMessage(PresenceUpdated.class, m -> Behaviors.same())
         .onMessage(SegmentWritten.class, this::onSegmentWritten)
+        .onMessageEquals(RetryWrite.INSTANCE, this::retryWrite)
         .build();
   }
 
@@ -268,6 +275,11 @@ public final class ShardActor {
 
   private Behavior<Command> onSegmentWritten(SegmentWritten done) {
     segment.onWritten(done.failure());
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> retryWrite() {
+    segment.writeIfComplete(current);
     return Behaviors.same();
   }
 

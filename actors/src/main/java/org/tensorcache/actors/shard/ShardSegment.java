@@ -6,13 +6,15 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.SegmentIo;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.actors.cache.WriteBackoff;
 import org.tensorcache.store.block.Block;
 
 /**
  * The segment of a range replicated by reference, which its shard writes itself: only the shard
  * holds the values. It is written once the range is complete; the shard then reports it (and again
  * on every fill, in case the report was missed) to whoever the node passed to {@link
- * ShardActor#init}.
+ * ShardActor#init}. A write that failed is tried again after a {@link WriteBackoff}: nobody else
+ * holds the values to write.
  */
 final class ShardSegment<C> {
   private final ActorContext<C> ctx;
@@ -21,18 +23,27 @@ final class ShardSegment<C> {
   private final TensorCacheNode node;
   private final Function<Throwable, C> written;
   private final ActorRef<ShardActor.RangeWritten> reports;
+  private final C retry;
+  private final WriteBackoff backoff;
   private boolean writing;
   private boolean done;
 
-  /** {@code written} wraps the outcome of a write (null when it succeeded) for the shard. */
+  /**
+   * {@code written} wraps the outcome of a write (null when it succeeded) for the shard; {@code
+   * retry} is sent to the shard when a failed write may be tried again (it calls {@link
+   * #writeIfComplete}).
+   */
   ShardSegment(
       ActorContext<C> ctx,
       CacheDefinition cache,
       int range,
       TensorCacheNode node,
       Function<Throwable, C> written,
+      C retry,
       ActorRef<ShardActor.RangeWritten> reports) {
     this.ctx = ctx;
+    this.retry = retry;
+    this.backoff = WriteBackoff.of(node.settings());
     this.reports = reports;
     this.cache = cache;
     this.range = range;
@@ -74,7 +85,7 @@ final class ShardSegment<C> {
 
   /** Writes the segment on the I/O dispatcher when {@code current} is complete and not written. */
   void writeIfComplete(Block current) {
-    if (!current.isComplete() || writing || done) {
+    if (!current.isComplete() || writing || done || !backoff.due()) {
       return;
     }
     writing = true;
@@ -87,14 +98,19 @@ final class ShardSegment<C> {
   void onWritten(Throwable failure) {
     writing = false;
     if (failure != null) {
+      java.time.Duration delay = backoff.failed();
       ctx.getLog()
           .error(
-              "segment of range {} of {} not written: {}",
+              "segment of range {} of {} not written ({} in a row, tried again in {} ms): {}",
               range,
               cache.cacheId(),
+              backoff.failures(),
+              delay.toMillis(),
               failure.toString());
+      ctx.scheduleOnce(delay, ctx.getSelf(), retry);
       return;
     }
+    backoff.succeeded();
     done = true;
     node.metrics().rangePersisted(cache.cacheId(), cache.spec().rangeLength(range));
     report();
