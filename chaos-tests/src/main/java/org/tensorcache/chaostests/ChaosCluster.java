@@ -3,20 +3,24 @@ package org.tensorcache.chaostests;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The node processes of one chaos run, started through {@code ./tensorcache node} on loopback with
- * the PostgreSQL journal and one shared data directory; every process it starts is killed by {@link
- * #close()} or, failing that, by a JVM shutdown hook.
+ * the PostgreSQL journal and one shared data directory, or (see {@link #ownDataDirs}) each with an
+ * empty one of its own; every process it starts is killed by {@link #close()} or, failing that, by
+ * a JVM shutdown hook.
  */
 final class ChaosCluster implements AutoCloseable {
   private static final AtomicInteger nextPort =
@@ -49,7 +53,10 @@ final class ChaosCluster implements AutoCloseable {
   private final List<NodeProcess> all = new CopyOnWriteArrayList<>();
   private final List<NodeProcess> live = new CopyOnWriteArrayList<>();
   private final Thread hook = new Thread(this::killAll, "chaos-kill-nodes");
+  private final Map<NodeProcess, Path> dataDirs = new ConcurrentHashMap<>();
   private List<String> jobArgs = List.of();
+  private List<String> nodeArgs = List.of();
+  private boolean ownDirs;
   private int started;
 
   ChaosCluster(Path launcher, Path dataDir, Path logDir, Map<String, String> pgEnv) {
@@ -74,6 +81,46 @@ final class ChaosCluster implements AutoCloseable {
     return b.toString();
   }
 
+  /**
+   * From now on every node starts on an empty data directory of its own ({@code DATA_DIR/nodeN}),
+   * sharing no disk with the others, with {@code args} added and {@code env} in its environment.
+   */
+  void ownDataDirs(List<String> args, Map<String, String> env) {
+    this.ownDirs = true;
+    this.nodeArgs = List.copyOf(args);
+    this.env.putAll(env);
+  }
+
+  /** The data directory {@code n} was started with. */
+  Path dataDirOf(NodeProcess n) {
+    return dataDirs.get(n);
+  }
+
+  /**
+   * Deletes the data directory of {@code n}, which must have its own and be dead: the local disk of
+   * a preempted machine is gone with it.
+   */
+  void deleteDataDir(NodeProcess n) throws IOException {
+    Path dir = dataDirs.get(n);
+    if (!ownDirs || dir == null || n.isAlive()) {
+      throw new IllegalStateException(
+          n.name() + " has no data directory of its own or still runs, expected a dead node's");
+    }
+    deleteTree(dir);
+  }
+
+  /** Deletes {@code dir} and everything in it, if it exists. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var files = Files.walk(dir)) {
+      for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(f);
+      }
+    }
+  }
+
   /** The job options every node of the next start gets (cache name included). */
   void job(List<String> args) {
     this.jobArgs = List.copyOf(args);
@@ -95,11 +142,21 @@ final class ChaosCluster implements AutoCloseable {
       args.addAll(List.of("--seeds", String.join(",", seeds)));
     }
     args.addAll(List.of("--roles", "compute,lookup", "--journal", "postgres"));
-    args.addAll(List.of("--data-dir", dataDir.toString()));
-    args.addAll(jobArgs);
     String name = "node" + (++started);
+    Path dir = dataDir;
+    if (ownDirs) {
+      dir = dataDir.resolve(name);
+      if (Files.exists(dir)) {
+        throw new IllegalStateException(dir + " exists, expected a new empty data directory");
+      }
+      Files.createDirectories(dir);
+    }
+    args.addAll(List.of("--data-dir", dir.toString()));
+    args.addAll(nodeArgs);
+    args.addAll(jobArgs);
     NodeProcess n =
         NodeProcess.start(name, port, launcher, args, env, logDir.resolve(name + ".log"));
+    dataDirs.put(n, dir);
     all.add(n);
     live.add(n);
     return n;

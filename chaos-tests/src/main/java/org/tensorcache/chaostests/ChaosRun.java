@@ -18,8 +18,13 @@ import org.tensorcache.launch.JobDefinitions;
  * a whole-cluster crash, corrupted segments and a cold restart; every guarantee checked after each.
  */
 final class ChaosRun {
-  /** What a run is made of; the job options are those of {@code tensorcache node}. */
-  record Settings(long seed, int episodes, int faultsPerEpisode, List<String> job) {}
+  /**
+   * What a run is made of; the job options are those of {@code tensorcache node}. The cloud
+   * episodes follow the others, on a cluster of their own without a shared disk ({@link
+   * CloudEpisode}).
+   */
+  record Settings(
+      long seed, int episodes, int faultsPerEpisode, int cloudEpisodes, List<String> job) {}
 
   private final Settings settings;
   private final Path work;
@@ -34,19 +39,32 @@ final class ChaosRun {
     this.random = new SplittableRandom(settings.seed());
   }
 
-  /** Runs every episode; the report, also when a step fails. */
+  /** Runs every episode, the cloud ones with outages; the report, also when a step fails. */
   ChaosReport run() throws Exception {
+    return run(CloudEpisode.Plan.OUTAGES);
+  }
+
+  /** Runs every episode, the cloud ones with {@code plan}; the report, also when a step fails. */
+  ChaosReport run(CloudEpisode.Plan plan) throws Exception {
     long t0 = System.nanoTime();
     Path refDir = work.resolve("reference");
     Path dataDir = work.resolve("data");
     Files.createDirectories(work.resolve("logs"));
-    try (Postgres pg = Postgres.obtain();
-        ChaosCluster cluster =
-            new ChaosCluster(launcher, dataDir, work.resolve("logs"), pg.env())) {
-      Reference reference = Reference.load(referenceFill(refDir, pg.env()));
-      copyInputs(refDir, dataDir);
-      for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
-        new Episode(e, cluster, pg.env(), reference, definition(dataDir, e)).run();
+    try {
+      Reference reference = Reference.load(referenceFill(refDir));
+      if (settings.episodes() > 0) {
+        try (Postgres pg = Postgres.obtain();
+            ChaosCluster cluster =
+                new ChaosCluster(launcher, dataDir, work.resolve("logs"), pg.env())) {
+          copyInputs(refDir, dataDir);
+          for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
+            CacheDefinition cache = definition(dataDir, e, List.of());
+            new Episode(e, cluster, pg.env(), reference, cache, cache).run();
+          }
+        }
+      }
+      for (int c = 0; c < settings.cloudEpisodes() && report.failure == null; c++) {
+        cloudEpisode(settings.episodes() + c, reference, refDir, plan);
       }
     } catch (Exception | AssertionError e) {
       if (report.failure == null) {
@@ -64,14 +82,42 @@ final class ChaosRun {
     return args;
   }
 
-  private CacheDefinition definition(Path dataDir, int episode) throws Exception {
+  private CacheDefinition definition(Path dataDir, int episode, List<String> more)
+      throws Exception {
     List<String> args = new ArrayList<>(jobArgs(episode));
     args.addAll(List.of("--data-dir", dataDir.toString()));
+    args.addAll(more);
     return JobDefinitions.definition(args.toArray(String[]::new));
   }
 
+  /**
+   * A cloud episode on a cluster of its own: nodes on empty data directories of their own, segments
+   * in object storage (S3Proxy), the journal in a PostgreSQL server this run may stop.
+   */
+  private void cloudEpisode(int index, Reference reference, Path refDir, CloudEpisode.Plan plan)
+      throws Exception {
+    Path dir = work.resolve("cloud-e" + index);
+    Path member = dir.resolve("member"); // the client member's data directory
+    copyInputs(refDir, member);
+    try (Postgres pg = Postgres.stoppable();
+        ObjectStore store = ObjectStore.start(dir.resolve("s3"));
+        ChaosCluster cluster =
+            new ChaosCluster(launcher, dir.resolve("nodes"), work.resolve("logs"), pg.env())) {
+      List<String> nodeArgs = new ArrayList<>(store.nodeArgs());
+      nodeArgs.addAll(NodeOps.ARGS);
+      cluster.ownDataDirs(nodeArgs, store.env());
+      cluster.job(jobArgs(index));
+      CacheDefinition cache = definition(member, index, store.nodeArgs());
+      // the same segments read as the files S3Proxy keeps them in, by the checks only
+      CacheDefinition stored =
+          definition(member, index, List.of("--segments", store.directory().toString()));
+      Episode ep = new Episode(index, cluster, pg.env(), reference, cache, stored);
+      new CloudEpisode(ep, store, pg).run(plan);
+    }
+  }
+
   /** {@code ./tensorcache fill --local}: the single-process reference, and the inputs made once. */
-  private CacheDefinition referenceFill(Path refDir, Map<String, String> env) throws Exception {
+  private CacheDefinition referenceFill(Path refDir) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "fill", "--local"));
     cmd.addAll(settings.job());
     cmd.addAll(List.of("--data-dir", refDir.toString()));
@@ -112,18 +158,26 @@ final class ChaosRun {
     private final Map<String, String> pg;
     private final Reference reference;
     private final CacheDefinition cache;
+    private final CacheDefinition stored;
 
+    /**
+     * {@code cache}: the definition the client member registers; {@code stored}: one whose segment
+     * directory holds the segments as the nodes keep them, for the checks (the same one when the
+     * nodes share a data directory).
+     */
     Episode(
         int index,
         ChaosCluster cluster,
         Map<String, String> pg,
         Reference reference,
-        CacheDefinition cache) {
+        CacheDefinition cache,
+        CacheDefinition stored) {
       this.index = index;
       this.cluster = cluster;
       this.pg = pg;
       this.reference = reference;
       this.cache = cache;
+      this.stored = stored;
     }
 
     void run() throws Exception {
@@ -225,6 +279,14 @@ final class ChaosRun {
 
     CacheDefinition cache() {
       return cache;
+    }
+
+    CacheDefinition stored() {
+      return stored;
+    }
+
+    Path work() {
+      return work;
     }
 
     int index() {
