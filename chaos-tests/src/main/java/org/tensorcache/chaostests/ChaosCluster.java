@@ -3,9 +3,11 @@ package org.tensorcache.chaostests;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The node processes of one chaos run, started through {@code ./tensorcache node} on loopback with
- * the PostgreSQL journal and one shared data directory; every process it starts is killed by {@link
- * #close()} or, failing that, by a JVM shutdown hook.
+ * the PostgreSQL journal and one shared data directory, or (see {@link #ownDataDirs}) each with an
+ * empty one of its own; every process it starts is killed by {@link #close()} or, failing that, by
+ * a JVM shutdown hook.
  */
 final class ChaosCluster implements AutoCloseable {
   private static final AtomicInteger nextPort =
@@ -54,7 +57,10 @@ final class ChaosCluster implements AutoCloseable {
   private final List<NodeProcess> all = new CopyOnWriteArrayList<>();
   private final List<NodeProcess> live = new CopyOnWriteArrayList<>();
   private final Thread hook = new Thread(this::killAll, "chaos-kill-nodes");
+  private final Map<NodeProcess, Path> dataDirs = new ConcurrentHashMap<>();
   private List<String> jobArgs = List.of();
+  private List<String> nodeArgs = List.of();
+  private boolean ownDirs;
   private int started;
   private Network network; // null: members reach each other directly
   private final Map<NodeProcess, PartitionProxy> proxies = new ConcurrentHashMap<>();
@@ -130,6 +136,46 @@ final class ChaosCluster implements AutoCloseable {
     return o;
   }
 
+  /**
+   * From now on every node starts on an empty data directory of its own ({@code DATA_DIR/nodeN}),
+   * sharing no disk with the others, with {@code args} added and {@code env} in its environment.
+   */
+  void ownDataDirs(List<String> args, Map<String, String> env) {
+    this.ownDirs = true;
+    this.nodeArgs = List.copyOf(args);
+    this.env.putAll(env);
+  }
+
+  /** The data directory {@code n} was started with. */
+  Path dataDirOf(NodeProcess n) {
+    return dataDirs.get(n);
+  }
+
+  /**
+   * Deletes the data directory of {@code n}, which must have its own and be dead: the local disk of
+   * a preempted machine is gone with it.
+   */
+  void deleteDataDir(NodeProcess n) throws IOException {
+    Path dir = dataDirs.get(n);
+    if (!ownDirs || dir == null || n.isAlive()) {
+      throw new IllegalStateException(
+          n.name() + " has no data directory of its own or still runs, expected a dead node's");
+    }
+    deleteTree(dir);
+  }
+
+  /** Deletes {@code dir} and everything in it, if it exists. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var files = Files.walk(dir)) {
+      for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(f);
+      }
+    }
+  }
+
   /** The job options every node of the next start gets (cache name included). */
   void job(List<String> args) {
     this.jobArgs = List.copyOf(args);
@@ -151,9 +197,18 @@ final class ChaosCluster implements AutoCloseable {
       args.addAll(List.of("--seeds", String.join(",", seeds)));
     }
     args.addAll(List.of("--roles", "compute,lookup", "--journal", "postgres"));
-    args.addAll(List.of("--data-dir", dataDir.toString()));
-    args.addAll(jobArgs);
     String name = "node" + (++started);
+    Path dir = dataDir;
+    if (ownDirs) {
+      dir = dataDir.resolve(name);
+      if (Files.exists(dir)) {
+        throw new IllegalStateException(dir + " exists, expected a new empty data directory");
+      }
+      Files.createDirectories(dir);
+    }
+    args.addAll(List.of("--data-dir", dir.toString()));
+    args.addAll(nodeArgs);
+    args.addAll(jobArgs);
     Map<String, String> nodeEnv = env;
     PartitionProxy proxy = null;
     if (network != null) { // the cluster knows the node by the proxy's port, the node binds another
@@ -167,6 +222,7 @@ final class ChaosCluster implements AutoCloseable {
     if (proxy != null) {
       proxies.put(n, proxy);
     }
+    dataDirs.put(n, dir);
     all.add(n);
     live.add(n);
     return n;

@@ -79,7 +79,7 @@ public final class ChaosMain implements Callable<Integer> {
     // each episode adds a whole-cluster kill, two damaged segments and a trainer kill
     int perEpisode = 9;
     int episodes = Math.max(1, (faults + perEpisode + 3) / (perEpisode + 4));
-    ChaosRun.Settings settings = new ChaosRun.Settings(seed, episodes, perEpisode, JOB);
+    ChaosRun.Settings settings = new ChaosRun.Settings(seed, episodes, perEpisode, 2, 0, JOB);
     ChaosReport report = new ChaosRun(settings, work, launcher()).run();
     report.print(System.out);
     report.write(work.resolve("chaos-report.json"));

@@ -17,8 +17,28 @@ final class ChaosReport {
   /** One injected fault; times in ms, -1 when not measured. */
   record Fault(int episode, String kind, boolean midFill, long servingAgainMs, long fillDoneMs) {}
 
+  /**
+   * A cold start of a cluster without local data from object storage, in ms from the first node
+   * process started: to every node Up (each made its data set and model first) with the client
+   * member joined, to every range restored (the coordinator's status), and to every example looked
+   * up equal to the reference; the persisted ranges computed again (must be 0).
+   */
+  record ColdStart(
+      int episode,
+      int ranges,
+      long examples,
+      long upMs,
+      long restoredMs,
+      long servedMs,
+      long recomputed) {}
+
   final List<Fault> faults = new ArrayList<>();
+  final List<ColdStart> coldStarts = new ArrayList<>();
   final Map<String, String> invariants = new LinkedHashMap<>();
+
+  /** What was seen that no invariant decides (e.g. what nodes answer while the journal is down). */
+  final Map<String, String> observations = new LinkedHashMap<>();
+
   long lost;
   long wrong;
 
@@ -31,6 +51,15 @@ final class ChaosReport {
    * run's.
    */
   long repeated;
+
+  /**
+   * Per kind of fault of the cloud episodes: ranges that had been persisted when it struck and were
+   * computed again after it (each must be 0).
+   */
+  final Map<String, Long> recomputedPersisted = new TreeMap<>();
+
+  /** Faults left out of a run, each with the reason. */
+  final Map<String, String> skippedFaults = new TreeMap<>();
 
   long corruptLoaded;
   long lookups;
@@ -52,6 +81,21 @@ final class ChaosReport {
     faults.add(f);
   }
 
+  /** Adds the persisted ranges a fault of {@code kind} had computed again. */
+  synchronized void recomputed(String kind, long ranges) {
+    recomputedPersisted.merge(kind, ranges, Long::sum);
+  }
+
+  /** Records what was seen. */
+  synchronized void observe(String what, String seen) {
+    observations.put(what, seen);
+  }
+
+  /** Records that faults of {@code kind} were left out, and why. */
+  synchronized void skip(String kind, String reason) {
+    skippedFaults.put(kind, reason);
+  }
+
   /** Records an invariant and whether it held. */
   synchronized void check(String name, boolean held, String detail) {
     invariants.put(name, (held ? "ok" : "FAILED") + (detail.isEmpty() ? "" : " " + detail));
@@ -68,24 +112,29 @@ final class ChaosReport {
         && repeated == 0
         && corruptLoaded == 0
         && lookupFailures == 0
-        && journalWithoutSegment == 0;
+        && journalWithoutSegment == 0
+        && recomputedPersisted.values().stream().allMatch(r -> r == 0);
   }
 
   /** The last line of a run. */
   String summary() {
     String counts =
         String.format(
-            "faults=%d lost=%d wrong=%d skipped=%d repeated=%d corrupt_loaded=%d lookups=%d"
-                + " failed_lookups=%d journal_without_segment=%d",
-            faults.size(),
-            lost,
-            wrong,
-            skipped,
-            repeated,
-            corruptLoaded,
-            lookups,
-            lookupFailures,
-            journalWithoutSegment);
+                "faults=%d lost=%d wrong=%d skipped=%d repeated=%d corrupt_loaded=%d lookups=%d"
+                    + " failed_lookups=%d journal_without_segment=%d",
+                faults.size(),
+                lost,
+                wrong,
+                skipped,
+                repeated,
+                corruptLoaded,
+                lookups,
+                lookupFailures,
+                journalWithoutSegment)
+            + (recomputedPersisted.isEmpty()
+                ? ""
+                : " recomputed_persisted_ranges=" + recomputedPersisted)
+            + (skippedFaults.isEmpty() ? "" : " skipped_faults=" + skippedFaults.keySet());
     return ok() ? "chaos: " + counts : "chaos: FAILED " + failure + " (" + counts + ")";
   }
 
@@ -105,7 +154,24 @@ final class ChaosReport {
     out.printf(
         "lookups=%d lookup_failures=%d recomputed_after_corruption=%d seconds=%d%n",
         lookups, lookupFailures, recomputedAfterCorruption, seconds);
+    for (ColdStart c : coldStarts) {
+      out.printf(
+          "ep%d cold start without local data: nodes up in %d ms, %d ranges restored in %d ms,"
+              + " all %d examples served in %d ms, %d persisted ranges recomputed%n",
+          c.episode(),
+          c.upMs(),
+          c.ranges(),
+          c.restoredMs(),
+          c.examples(),
+          c.servedMs(),
+          c.recomputed());
+    }
+    if (!recomputedPersisted.isEmpty()) {
+      out.println("persisted ranges recomputed, by fault: " + recomputedPersisted);
+    }
+    skippedFaults.forEach((k, why) -> out.printf("skipped %s: %s%n", k, why));
     invariants.forEach((k, v) -> out.printf("  %-40s %s%n", k, v));
+    observations.forEach((k, v) -> out.printf("  seen: %s: %s%n", k, v));
     out.println(summary());
   }
 
@@ -127,8 +193,12 @@ final class ChaosReport {
     m.put("journal_without_segment", journalWithoutSegment);
     m.put("serving_again_ms", recovery.summary());
     m.put("skipped_episodes", skippedEpisodes);
+    m.put("recomputed_persisted_ranges", recomputedPersisted);
+    m.put("skipped_faults", skippedFaults);
+    m.put("cold_starts", coldStarts);
     m.put("seconds", seconds);
     m.put("invariants", invariants);
+    m.put("observations", observations);
     m.put("fault_log", faults);
     m.put("summary", summary());
     Files.createDirectories(file.toAbsolutePath().getParent());

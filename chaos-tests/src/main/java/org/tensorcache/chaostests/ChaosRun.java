@@ -20,12 +20,20 @@ import org.tensorcache.launch.JobDefinitions;
 final class ChaosRun {
   /**
    * What a run is made of; the job options are those of {@code tensorcache node}; each episode's
-   * fill meets {@code partitionsPerEpisode} network partitions first (the kinds in turn).
+   * fill meets {@code partitionsPerEpisode} network partitions first (the kinds in turn). The cloud
+   * episodes follow the others, on a cluster of their own without a shared disk ({@link
+   * CloudEpisode}).
    */
   record Settings(
-      long seed, int episodes, int faultsPerEpisode, int partitionsPerEpisode, List<String> job) {
+      long seed,
+      int episodes,
+      int faultsPerEpisode,
+      int partitionsPerEpisode,
+      int cloudEpisodes,
+      List<String> job) {
+    /** Episodes on the shared data directory only, with no partitions. */
     Settings(long seed, int episodes, int faultsPerEpisode, List<String> job) {
-      this(seed, episodes, faultsPerEpisode, 0, job);
+      this(seed, episodes, faultsPerEpisode, 0, 0, job);
     }
   }
 
@@ -42,29 +50,43 @@ final class ChaosRun {
     this.random = new SplittableRandom(settings.seed());
   }
 
-  /** Runs every episode; the report, also when a step fails. */
+  /** Runs every episode, the cloud ones with outages; the report, also when a step fails. */
   ChaosReport run() throws Exception {
+    return run(CloudEpisode.Plan.OUTAGES);
+  }
+
+  /** Runs every episode, the cloud ones with {@code plan}; the report, also when a step fails. */
+  ChaosReport run(CloudEpisode.Plan plan) throws Exception {
     long t0 = System.nanoTime();
     Path refDir = work.resolve("reference");
     Path dataDir = work.resolve("data");
     Files.createDirectories(work.resolve("logs"));
-    try (Postgres pg = Postgres.obtain();
-        ChaosCluster cluster =
-            new ChaosCluster(launcher, dataDir, work.resolve("logs"), pg.env())) {
-      if (settings.partitionsPerEpisode() > 0) {
-        cluster.partitionable(); // every member behind a proxy, so partitions can cut it off
+    try {
+      Reference reference = Reference.load(referenceFill(refDir));
+      // a cloud-only run (cloud episodes and nothing else) needs no cluster on a shared disk
+      if (settings.episodes() > 0 || settings.cloudEpisodes() == 0) {
+        try (Postgres pg = Postgres.obtain();
+            ChaosCluster cluster =
+                new ChaosCluster(launcher, dataDir, work.resolve("logs"), pg.env())) {
+          if (settings.partitionsPerEpisode() > 0) {
+            cluster.partitionable(); // every member behind a proxy, so partitions can cut it off
+          }
+          copyInputs(refDir, dataDir);
+          for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
+            CacheDefinition cache = definition(dataDir, e, List.of());
+            new Episode(e, cluster, pg.env(), reference, cache, cache).run();
+          }
+          if (report.failure == null) {
+            int e = settings.episodes(); // a full disk during a fill, after the seeded episodes
+            cluster.job(jobArgs(e));
+            CacheDefinition cache = definition(dataDir, e, List.of());
+            new FullDiskEpisode(new Episode(e, cluster, pg.env(), reference, cache, cache), work)
+                .run();
+          }
+        }
       }
-      Reference reference = Reference.load(referenceFill(refDir, pg.env()));
-      copyInputs(refDir, dataDir);
-      for (int e = 0; e < settings.episodes() && report.failure == null; e++) {
-        new Episode(e, cluster, pg.env(), reference, definition(dataDir, e)).run();
-      }
-      if (report.failure == null) {
-        int e = settings.episodes(); // a full disk during a fill, after the seeded episodes
-        cluster.job(jobArgs(e));
-        new FullDiskEpisode(
-                new Episode(e, cluster, pg.env(), reference, definition(dataDir, e)), work)
-            .run();
+      for (int c = 0; c < settings.cloudEpisodes() && report.failure == null; c++) {
+        cloudEpisode(settings.episodes() + 1 + c, reference, refDir, plan);
       }
     } catch (Exception | AssertionError e) {
       if (report.failure == null) {
@@ -82,14 +104,42 @@ final class ChaosRun {
     return args;
   }
 
-  private CacheDefinition definition(Path dataDir, int episode) throws Exception {
+  private CacheDefinition definition(Path dataDir, int episode, List<String> more)
+      throws Exception {
     List<String> args = new ArrayList<>(jobArgs(episode));
     args.addAll(List.of("--data-dir", dataDir.toString()));
+    args.addAll(more);
     return JobDefinitions.definition(args.toArray(String[]::new));
   }
 
+  /**
+   * A cloud episode on a cluster of its own: nodes on empty data directories of their own, segments
+   * in object storage (S3Proxy), the journal in a PostgreSQL server this run may stop.
+   */
+  private void cloudEpisode(int index, Reference reference, Path refDir, CloudEpisode.Plan plan)
+      throws Exception {
+    Path dir = work.resolve("cloud-e" + index);
+    Path member = dir.resolve("member"); // the client member's data directory
+    copyInputs(refDir, member);
+    try (Postgres pg = Postgres.stoppable();
+        ObjectStore store = ObjectStore.start(dir.resolve("s3"));
+        ChaosCluster cluster =
+            new ChaosCluster(launcher, dir.resolve("nodes"), work.resolve("logs"), pg.env())) {
+      List<String> nodeArgs = new ArrayList<>(store.nodeArgs());
+      nodeArgs.addAll(NodeOps.ARGS);
+      cluster.ownDataDirs(nodeArgs, store.env());
+      cluster.job(jobArgs(index));
+      CacheDefinition cache = definition(member, index, store.nodeArgs());
+      // the same segments read as the files S3Proxy keeps them in, by the checks only
+      CacheDefinition stored =
+          definition(member, index, List.of("--segments", store.directory().toString()));
+      Episode ep = new Episode(index, cluster, pg.env(), reference, cache, stored);
+      new CloudEpisode(ep, store, pg).run(plan);
+    }
+  }
+
   /** {@code ./tensorcache fill --local}: the single-process reference, and the inputs made once. */
-  private CacheDefinition referenceFill(Path refDir, Map<String, String> env) throws Exception {
+  private CacheDefinition referenceFill(Path refDir) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "fill", "--local"));
     cmd.addAll(settings.job());
     cmd.addAll(List.of("--data-dir", refDir.toString()));
@@ -130,18 +180,26 @@ final class ChaosRun {
     private final Map<String, String> pg;
     private final Reference reference;
     private final CacheDefinition cache;
+    private final CacheDefinition stored;
 
+    /**
+     * {@code cache}: the definition the client member registers; {@code stored}: one whose segment
+     * directory holds the segments as the nodes keep them, for the checks (the same one when the
+     * nodes share a data directory).
+     */
     Episode(
         int index,
         ChaosCluster cluster,
         Map<String, String> pg,
         Reference reference,
-        CacheDefinition cache) {
+        CacheDefinition cache,
+        CacheDefinition stored) {
       this.index = index;
       this.cluster = cluster;
       this.pg = pg;
       this.reference = reference;
       this.cache = cache;
+      this.stored = stored;
     }
 
     void run() throws Exception {
@@ -256,6 +314,14 @@ final class ChaosRun {
 
     CacheDefinition cache() {
       return cache;
+    }
+
+    CacheDefinition stored() {
+      return stored;
+    }
+
+    Path work() {
+      return work;
     }
 
     int index() {

@@ -75,6 +75,28 @@ final class Faults {
     return count;
   }
 
+  /**
+   * The ranges of {@code ranges} of which any of {@code nodes} computed examples after its mark
+   * (from the start of the log for nodes without one).
+   */
+  static Set<Integer> rangesComputedIn(
+      List<NodeProcess> nodes, Map<NodeProcess, Integer> marks, String cacheId, Set<Integer> ranges)
+      throws IOException {
+    Set<Integer> out = new java.util.TreeSet<>();
+    for (NodeProcess n : nodes) {
+      String text = n.logText();
+      int from = Math.min(text.length(), marks.getOrDefault(n, 0));
+      Matcher m = COMPUTED.matcher(text.substring(from));
+      while (m.find()) {
+        int range = Integer.parseInt(m.group(1));
+        if (m.group(3).equals(cacheId) && ranges.contains(range)) {
+          out.add(range);
+        }
+      }
+    }
+    return out;
+  }
+
   /** Cuts a segment file to half its length. */
   static void truncate(Path file) throws IOException {
     try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {

@@ -55,7 +55,7 @@ final class Phase {
     ChaosCluster cluster = ep.cluster();
     CacheStatus before = ep.status(client);
     boolean midFill = before != null && before.persistedRanges() < before.ranges();
-    Set<Integer> persisted = Faults.persisted(ep.cache().segmentDir());
+    Set<Integer> persisted = Faults.persisted(ep.stored().segmentDir());
     Map<NodeProcess, Integer> marks = Faults.marks(cluster.live());
     List<NodeProcess> live = cluster.live();
     NodeProcess victim;
@@ -200,7 +200,7 @@ final class Phase {
             + " of "
             + (lookups.lookups.get() + lookups.failures.get())
             + " failed");
-    Reference.SegmentCheck c = ep.reference().checkSegments(ep.cache());
+    Reference.SegmentCheck c = ep.reference().checkSegments(ep.stored());
     r.lost += c.lost();
     r.wrong += c.wrong();
     r.corruptLoaded += c.rejectedRanges().size();
@@ -208,6 +208,24 @@ final class Phase {
         what + ": segments equal the reference",
         c.lost() == 0 && c.wrong() == 0 && c.rejectedRanges().isEmpty(),
         "lost " + c.lost() + " wrong " + c.wrong() + " rejected " + c.rejectedRanges());
+  }
+
+  /**
+   * Looks every example up, a range at a time, through the client member (each lookup blocks until
+   * its values are there); the values that differ from the reference in any bit.
+   */
+  long lookUpAll() {
+    long n = ep.cache().spec().n();
+    int step = ep.cache().spec().rangeSize();
+    long wrong = 0;
+    for (long start = 0; start < n; start += step) {
+      long[] indices = new long[(int) Math.min(step, n - start)];
+      for (int i = 0; i < indices.length; i++) {
+        indices[i] = start + i;
+      }
+      wrong += ep.reference().mismatches(client.lookup(indices));
+    }
+    return wrong;
   }
 
   /** Stops the client member (before the cluster goes, so it never stays alone). */

@@ -19,14 +19,15 @@ final class Postgres implements AutoCloseable {
   private final Map<String, String> env;
   private final Path ownDir;
   private final Path bin;
+  private final int port;
 
-  private Postgres(Map<String, String> env, Path ownDir, Path bin) {
+  private Postgres(Map<String, String> env, Path ownDir, Path bin, int port) {
     this.env = env;
     this.ownDir = ownDir;
     this.bin = bin;
+    this.port = port;
   }
 
-  /** The server the environment names, or a fresh one. */
   /**
    * Whether {@link #obtain()} can give a server: one named by the environment, or Debian's started
    * here, which takes root (the server runs as the {@code postgres} user).
@@ -36,6 +37,11 @@ final class Postgres implements AutoCloseable {
     if (url != null && !url.isBlank()) {
       return true;
     }
+    return canStartOwn();
+  }
+
+  /** Whether a server of this class's own can be started here: Debian's binaries, as root. */
+  static boolean canStartOwn() {
     if (!"root".equals(System.getProperty("user.name"))) {
       return false;
     }
@@ -46,13 +52,26 @@ final class Postgres implements AutoCloseable {
     }
   }
 
+  /**
+   * A server of this class's own where one can be started (so that it can be stopped), whatever the
+   * environment names; else the one the environment names.
+   */
+  static Postgres stoppable() throws IOException, InterruptedException {
+    return canStartOwn() ? startOwn() : obtain();
+  }
+
+  /** The server the environment names, or a fresh one. */
   static Postgres obtain() throws IOException, InterruptedException {
     String url = System.getenv("TENSORCACHE_PG_URL");
     if (url != null && !url.isBlank()) {
       String user = System.getenv().getOrDefault("TENSORCACHE_PG_USER", "tensorcache");
       String pass = System.getenv().getOrDefault("TENSORCACHE_PG_PASSWORD", "");
-      return new Postgres(envOf(url, user, pass), null, null);
+      return new Postgres(envOf(url, user, pass), null, null, -1);
     }
+    return startOwn();
+  }
+
+  private static Postgres startOwn() throws IOException, InterruptedException {
     Path bin;
     try (Stream<Path> dirs = Files.list(Path.of("/usr/lib/postgresql"))) {
       bin =
@@ -74,19 +93,11 @@ final class Postgres implements AutoCloseable {
         new Postgres(
             envOf("jdbc:postgresql://127.0.0.1:" + port + "/tensorcache", "tensorcache", ""),
             dir,
-            bin);
+            bin,
+            port);
     run("chown", "postgres", dir.toString());
     pg.asPostgres("initdb", "-D", dir + "/data", "-U", "tensorcache", "-A", "trust");
-    pg.asPostgres(
-        "pg_ctl",
-        "-D",
-        dir + "/data",
-        "-l",
-        dir + "/server.log",
-        "-w",
-        "-o",
-        "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1",
-        "start");
+    pg.start();
     pg.asPostgres(
         "createdb",
         "-h",
@@ -102,6 +113,42 @@ final class Postgres implements AutoCloseable {
   private static Map<String, String> envOf(String url, String user, String pass) {
     return Map.of(
         "TENSORCACHE_PG_URL", url, "TENSORCACHE_PG_USER", user, "TENSORCACHE_PG_PASSWORD", pass);
+  }
+
+  /**
+   * Whether this class started the server, so that it may stop and start it again; one named by
+   * {@code TENSORCACHE_PG_URL} is never stopped.
+   */
+  boolean ownServer() {
+    return ownDir != null;
+  }
+
+  /** Starts the server this class made (again, on the same port and files) and waits for it. */
+  void start() throws IOException, InterruptedException {
+    requireOwn();
+    asPostgres(
+        "pg_ctl",
+        "-D",
+        ownDir + "/data",
+        "-l",
+        ownDir + "/server.log",
+        "-w",
+        "-o",
+        "-p " + port + " -k " + ownDir + " -c listen_addresses=127.0.0.1",
+        "start");
+  }
+
+  /** Stops the server this class made at once, as a crash of its machine would. */
+  void stop() throws IOException, InterruptedException {
+    requireOwn();
+    asPostgres("pg_ctl", "-D", ownDir + "/data", "-m", "immediate", "-w", "stop");
+  }
+
+  private void requireOwn() {
+    if (ownDir == null) {
+      throw new IllegalStateException(
+          "PostgreSQL at " + env.get("TENSORCACHE_PG_URL") + " is not ours to stop or start");
+    }
   }
 
   /** The environment variables that point a node at this server. */
@@ -138,7 +185,12 @@ final class Postgres implements AutoCloseable {
   @Override
   public void close() throws Exception {
     if (ownDir != null) {
-      asPostgres("pg_ctl", "-D", ownDir + "/data", "-m", "immediate", "-w", "stop");
+      // it may be stopped already (an outage under way): stop is then a harmless failure
+      try {
+        stop();
+      } catch (IllegalStateException notRunning) {
+        // removed below anyway
+      }
       run("rm", "-rf", ownDir.toString());
     }
   }

@@ -17,7 +17,7 @@ class ChaosCiTest {
         "no PostgreSQL: set TENSORCACHE_PG_URL or install Debian's postgresql (bash .ci/run does)");
     // under target/, so that node logs stay for a look after a failure
     Path work = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "chaos-work");
-    ChaosRun.Settings settings = new ChaosRun.Settings(20261122L, 4, 9, ChaosMain.JOB);
+    ChaosRun.Settings settings = new ChaosRun.Settings(20261122L, 4, 9, 0, 0, ChaosMain.JOB);
     ChaosReport report = new ChaosRun(settings, work, ChaosMain.launcher()).run();
     report.print(System.out);
     report.write(Path.of("target", "chaos-report.json"));
