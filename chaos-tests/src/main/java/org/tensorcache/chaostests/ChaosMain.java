@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -79,7 +80,8 @@ public final class ChaosMain implements Callable<Integer> {
     // each episode adds a whole-cluster kill, two damaged segments and a trainer kill
     int perEpisode = 9;
     int episodes = Math.max(1, (faults + perEpisode + 3) / (perEpisode + 4));
-    ChaosRun.Settings settings = new ChaosRun.Settings(seed, episodes, perEpisode, 0, JOB);
+    ChaosRun.Settings settings =
+        new ChaosRun.Settings(seed, episodes, perEpisode, 0, Set.of(), JOB);
     ChaosReport report = new ChaosRun(settings, work, launcher()).run();
     report.print(System.out);
     report.write(work.resolve("chaos-report.json"));

@@ -21,10 +21,15 @@ final class ChaosRun {
   /**
    * What a run is made of; the job options are those of {@code tensorcache node}. The cloud
    * episodes follow the others, on a cluster of their own without a shared disk ({@link
-   * CloudEpisode}).
+   * CloudEpisode}), with the {@code outages} named (of {@link CloudEpisode#OUTAGES}).
    */
   record Settings(
-      long seed, int episodes, int faultsPerEpisode, int cloudEpisodes, List<String> job) {}
+      long seed,
+      int episodes,
+      int faultsPerEpisode,
+      int cloudEpisodes,
+      Set<String> outages,
+      List<String> job) {}
 
   private final Settings settings;
   private final Path work;
@@ -112,7 +117,7 @@ final class ChaosRun {
       CacheDefinition stored =
           definition(member, index, List.of("--segments", store.directory().toString()));
       Episode ep = new Episode(index, cluster, pg.env(), reference, cache, stored);
-      new CloudEpisode(ep, store, pg).run(plan);
+      new CloudEpisode(ep, store, pg, settings.outages()).run(plan);
     }
   }
 
