@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,8 +21,9 @@ import picocli.CommandLine.Option;
     version = "tensorcache 0.1.0",
     description =
         "Fault injection against real node processes on this machine (the soak profile): seeded"
-            + " kills, stops and damaged segments during fills, every value and trainer batch"
-            + " checked.")
+            + " kills, stops and damaged segments during fills; outages of object storage and of"
+            + " the journal, and whole-cluster preemptions without local disks; every value and"
+            + " trainer batch checked.")
 public final class ChaosMain implements Callable<Integer> {
   @Option(
       names = "--faults",
@@ -79,7 +81,17 @@ public final class ChaosMain implements Callable<Integer> {
     // each episode adds a whole-cluster kill, two damaged segments and a trainer kill
     int perEpisode = 9;
     int episodes = Math.max(1, (faults + perEpisode + 3) / (perEpisode + 4));
-    ChaosRun.Settings settings = new ChaosRun.Settings(seed, episodes, perEpisode, 2, 0, JOB);
+    // and, every four episodes, one on a cluster without a shared disk: the object store and the
+    // journal stopped mid-fill, the whole cluster preempted with its disks
+    ChaosRun.Settings settings =
+        new ChaosRun.Settings(
+            seed,
+            episodes,
+            perEpisode,
+            2,
+            Math.max(1, episodes / 4),
+            Set.copyOf(CloudEpisode.OUTAGES),
+            JOB);
     ChaosReport report = new ChaosRun(settings, work, launcher()).run();
     report.print(System.out);
     report.write(work.resolve("chaos-report.json"));

@@ -22,7 +22,7 @@ final class ChaosRun {
    * What a run is made of; the job options are those of {@code tensorcache node}; each episode's
    * fill meets {@code partitionsPerEpisode} network partitions first (the kinds in turn). The cloud
    * episodes follow the others, on a cluster of their own without a shared disk ({@link
-   * CloudEpisode}).
+   * CloudEpisode}), with the {@code outages} named (of {@link CloudEpisode#OUTAGES}).
    */
   record Settings(
       long seed,
@@ -30,10 +30,11 @@ final class ChaosRun {
       int faultsPerEpisode,
       int partitionsPerEpisode,
       int cloudEpisodes,
+      Set<String> outages,
       List<String> job) {
-    /** Episodes on the shared data directory only, with no partitions. */
+    /** Episodes on the shared data directory only, with no partitions and no cloud episodes. */
     Settings(long seed, int episodes, int faultsPerEpisode, List<String> job) {
-      this(seed, episodes, faultsPerEpisode, 0, 0, job);
+      this(seed, episodes, faultsPerEpisode, 0, 0, Set.of(), job);
     }
   }
 
@@ -134,7 +135,7 @@ final class ChaosRun {
       CacheDefinition stored =
           definition(member, index, List.of("--segments", store.directory().toString()));
       Episode ep = new Episode(index, cluster, pg.env(), reference, cache, stored);
-      new CloudEpisode(ep, store, pg).run(plan);
+      new CloudEpisode(ep, store, pg, settings.outages()).run(plan);
     }
   }
 

@@ -5,20 +5,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.tensorcache.actors.coordinator.CacheStatus;
 
 /**
  * An episode of a cluster that shares no disk: every node on an empty data directory of its own,
- * segments in object storage, the journal in PostgreSQL. Once the fill is done the whole cluster is
- * preempted: every node SIGKILLed and its data directory deleted, then three fresh nodes start on
- * new empty ones and must restore every range from object storage, computing none again.
+ * segments in object storage, the journal in PostgreSQL. The whole cluster is preempted: every node
+ * SIGKILLed and its data directory deleted, then three fresh nodes start on new empty ones and must
+ * restore every persisted range from object storage, computing none of them again.
  */
 final class CloudEpisode {
   /** What happens before the preemption. */
   enum Plan {
-    /** Mid-fill, the object store and then the journal stop for {@link Outage#LENGTH}. */
+    /**
+     * Mid-fill the object store stops for {@link Outage#LENGTH}, and as soon as it is back the
+     * journal's PostgreSQL stops for as long (segments written meanwhile are recorded only after);
+     * each if named.
+     */
     OUTAGES,
-    /** After the fill, one node is SIGKILLed and replaced by a fresh one on an empty directory. */
+    /** After the fill one node is SIGKILLed and replaced by a fresh one on an empty directory. */
     REPLACE_NODE
   }
 
@@ -27,45 +32,63 @@ final class CloudEpisode {
   static final String JOURNAL_DOWN = "JOURNAL_OUTAGE";
   static final String REPLACE = "REPLACE_NODE_EMPTY_DIR";
 
+  /** The outages a run may name, in the order they come. */
+  static final List<String> OUTAGES = List.of(STORE_DOWN, JOURNAL_DOWN);
+
   private static final Duration FILL_LIMIT = Duration.ofSeconds(300);
 
   private final ChaosRun.Episode ep;
   private final ObjectStore store;
   private final Postgres pg;
+  private final Set<String> outages;
   private final String name;
 
-  CloudEpisode(ChaosRun.Episode ep, ObjectStore store, Postgres pg) {
+  CloudEpisode(ChaosRun.Episode ep, ObjectStore store, Postgres pg, Set<String> outages) {
+    if (!OUTAGES.containsAll(outages)) {
+      throw new IllegalArgumentException("outages " + outages + " expected among " + OUTAGES);
+    }
     this.ep = ep;
     this.store = store;
     this.pg = pg;
+    this.outages = outages;
     this.name = "ep" + ep.index();
   }
 
   void run(Plan plan) throws Exception {
-    ChaosReport report = ep.report();
     Phase fill = new Phase(ep);
     fill.start();
-    List<Outage> outages = new ArrayList<>();
+    List<Outage> struck = new ArrayList<>();
     if (plan == Plan.OUTAGES) {
-      awaitPersisted(fill, 2); // some segments written before the store goes, most after
-      outages.add(Outage.of(ep, fill, STORE_DOWN, store::stop, store::start));
-      if (pg.ownServer()) {
-        outages.add(Outage.of(ep, fill, JOURNAL_DOWN, pg::stop, pg::start));
+      // some segments written before the store goes; the fill cannot complete while it is down
+      await(fill, s -> s.persistedRanges() > 0, "persisting");
+      if (this.outages.contains(STORE_DOWN)) {
+        struck.add(Outage.of(ep, fill, STORE_DOWN, store::stop, store::start));
+      }
+      if (!this.outages.contains(JOURNAL_DOWN)) {
+        ep.report().skip(JOURNAL_DOWN, "not named for this run");
+      } else if (pg.ownServer()) {
+        struck.add(Outage.of(ep, fill, JOURNAL_DOWN, pg::stop, pg::start));
       } else {
-        report.skip(
-            JOURNAL_DOWN,
-            "the journal's PostgreSQL is the one TENSORCACHE_PG_URL names, not this run's to stop,"
-                + " and none of its own can be started here (Debian's postgresql, as root)");
+        ep.report()
+            .skip(
+                JOURNAL_DOWN,
+                "the journal's PostgreSQL is the one TENSORCACHE_PG_URL names, not this run's to"
+                    + " stop, and none of its own can be started here (Debian's postgresql, as"
+                    + " root)");
+      }
+      for (Outage o : struck) {
+        o.awaitRecovery();
       }
     }
     fill.finish(name + " fill, segments in object storage");
-    for (Outage o : outages) {
+    for (Outage o : struck) {
       check(o);
     }
     if (plan == Plan.REPLACE_NODE) {
       replaceNode(fill);
     }
     Phase restart = preemptAll(fill);
+    restart.finish(name + " cold start on empty data directories");
     restart.stopGracefully();
   }
 
@@ -77,6 +100,11 @@ final class CloudEpisode {
           what + ": /ready 503 and " + Outage.REACHABLE + " 0 while down",
           o.notReadySeen() && o.unreachableSeen(),
           o.readyWhileDown() + ", " + Outage.REACHABLE + " 0 seen " + o.unreachableSeen());
+      // the coordinator's segment writes meanwhile failed and were tried again, not given up
+      report.check(
+          what + ": writes tried again meanwhile",
+          o.failedTriesMeanwhile() > 0,
+          o.failedTriesMeanwhile() + " failed tries");
     } else {
       report.observe(what + ": while down", o.readyWhileDown());
     }
@@ -120,15 +148,17 @@ final class CloudEpisode {
   }
 
   /**
-   * Preempts the whole cluster and deletes every local data directory (the client member's copies
-   * of segments too), then starts three fresh nodes; the restored cluster's phase.
+   * Preempts the whole cluster once the fill is done and deletes every local data directory (the
+   * client member's copies of segments too), then starts three fresh nodes, waits until they
+   * restored every range from object storage and looks every example up. The fresh cluster's phase.
    */
-  private Phase preemptAll(Phase fill) throws Exception {
+  private Phase preemptAll(Phase before) throws Exception {
     ChaosCluster cluster = ep.cluster();
     ChaosReport report = ep.report();
-    Set<Integer> done = Faults.persisted(ep.stored().segmentDir());
-    fill.closeClient();
+    before.closeClient();
     cluster.killAll();
+    // what the bucket holds once every node is dead: each of them must come back, none computed
+    Set<Integer> done = Faults.persisted(ep.stored().segmentDir());
     for (NodeProcess n : cluster.all()) {
       cluster.deleteDataDir(n);
     }
@@ -137,27 +167,25 @@ final class CloudEpisode {
     Phase restart = new Phase(ep);
     restart.start();
     long upMs = (System.nanoTime() - t0) / 1_000_000;
-    long deadline = System.nanoTime() + FILL_LIMIT.toNanos();
-    CacheStatus s = ep.status(restart.client());
-    while (s == null || !s.restored() || s.persistedRanges() < s.ranges()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            name + ": not restored within " + FILL_LIMIT.toSeconds() + " s: " + s);
-      }
-      Thread.sleep(100);
-      s = ep.status(restart.client());
-    }
+    CacheStatus s =
+        await(restart, c -> c.restored() && c.persistedRanges() == c.ranges(), "restored");
     long restoredMs = (System.nanoTime() - t0) / 1_000_000;
     long wrong = restart.lookUpAll();
     long servedMs = (System.nanoTime() - t0) / 1_000_000;
     report.wrong += wrong;
+    report.check(
+        name + " " + PREEMPT + ": every value equals the reference", wrong == 0, "" + wrong);
+    report.check(
+        name + " " + PREEMPT + ": every range was in object storage",
+        done.size() == s.ranges(),
+        done.size() + " of " + s.ranges());
     Set<Integer> again =
         Faults.rangesComputedIn(cluster.live(), Map.of(), ep.cache().cacheId(), done);
     report.recomputed(PREEMPT, again.size());
     report.coldStarts.add(
         new ChaosReport.ColdStart(
             ep.index(),
-            s.ranges(),
+            done.size(),
             ep.cache().spec().n(),
             upMs,
             restoredMs,
@@ -165,29 +193,25 @@ final class CloudEpisode {
             again.size()));
     report.fault(new ChaosReport.Fault(ep.index(), PREEMPT, false, restoredMs, servedMs));
     report.check(
-        name + " " + PREEMPT + ": every range was in object storage",
-        done.size() == s.ranges(),
-        done.size() + " of " + s.ranges());
-    report.check(
         name + " " + PREEMPT + ": persisted ranges not recomputed",
         again.isEmpty(),
         again.size() + " of " + done.size() + " " + again);
-    report.check(
-        name + " " + PREEMPT + ": every value equals the reference", wrong == 0, "" + wrong);
-    restart.finish(name + " cold start on empty data directories");
     return restart;
   }
 
-  private void awaitPersisted(Phase phase, int ranges) throws InterruptedException {
+  /** Waits (bounded) until the coordinator's status of the cache satisfies {@code until}. */
+  private CacheStatus await(Phase phase, Predicate<CacheStatus> until, String what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + FILL_LIMIT.toNanos();
     CacheStatus s = ep.status(phase.client());
-    while (s == null || s.persistedRanges() < ranges) {
+    while (s == null || !until.test(s)) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            name + ": not " + ranges + " ranges persisted within 300 s: " + s);
+            name + ": not " + what + " within " + FILL_LIMIT.toSeconds() + " s: " + s);
       }
-      Thread.sleep(200);
+      Thread.sleep(100);
       s = ep.status(phase.client());
     }
+    return s;
   }
 }

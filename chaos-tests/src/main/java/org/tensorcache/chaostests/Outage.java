@@ -22,6 +22,7 @@ final class Outage {
 
   static final String REACHABLE = "tensorcache_object_storage_reachable";
   static final String FAILED_TRIES = "tensorcache_object_storage_failed_attempts_total";
+  private static final String BUCKET = "bucket=\"" + ObjectStore.BUCKET + "\"";
 
   /** Stops or starts the service. */
   interface Switch {
@@ -31,6 +32,7 @@ final class Outage {
   private final ChaosRun.Episode ep;
   private final Phase phase;
   private final String kind;
+  private final List<NodeProcess> nodes;
   private final NodeProcess watched;
   private final NodeOps ops;
   private final Map<NodeProcess, Integer> marks;
@@ -40,6 +42,9 @@ final class Outage {
   private boolean reachableZero;
   private boolean readyAgain;
   private boolean reachableAgain;
+  private double failedTriesBefore;
+  private double failedTriesAfter;
+  private long t0;
   private long downMs;
   private long backMs = -1;
 
@@ -48,6 +53,7 @@ final class Outage {
     this.phase = phase;
     this.kind = kind;
     List<NodeProcess> live = ep.cluster().live();
+    this.nodes = live;
     this.watched = live.get(0);
     this.ops = NodeOps.of(watched);
     CacheStatus s = ep.status(phase.client());
@@ -57,38 +63,60 @@ final class Outage {
   }
 
   /**
-   * Stops the service with {@code stop}, watches for {@link #LENGTH}, starts it with {@code start}
-   * and waits (bounded) until the watched node is ready again, and for object storage reachable.
+   * Stops the service with {@code stop}, watches for {@link #LENGTH} and starts it with {@code
+   * start}; {@link #awaitRecovery} follows (another outage may come first).
    */
   static Outage of(ChaosRun.Episode ep, Phase phase, String kind, Switch stop, Switch start)
       throws Exception {
     Outage o = new Outage(ep, phase, kind);
-    o.run(stop, start);
-    return o;
-  }
-
-  private void run(Switch stop, Switch start) throws Exception {
-    String bucket = "bucket=\"" + ObjectStore.BUCKET + "\"";
-    long t0 = System.nanoTime();
+    o.failedTriesBefore = o.failedTries();
+    o.t0 = System.nanoTime();
     stop.flip();
-    while (System.nanoTime() - t0 < LENGTH.toNanos()) {
-      readyDown.merge(ops.ready(), 1, Integer::sum);
-      reachableZero |= ops.metric(REACHABLE, bucket).orElse(-1) == 0;
+    while (System.nanoTime() - o.t0 < LENGTH.toNanos()) {
+      o.readyDown.merge(o.ops.ready(), 1, Integer::sum);
+      o.reachableZero |= o.ops.metric(REACHABLE, BUCKET).orElse(-1) == 0;
       Thread.sleep(500);
     }
     start.flip();
-    downMs = (System.nanoTime() - t0) / 1_000_000;
+    o.downMs = (System.nanoTime() - o.t0) / 1_000_000;
+    return o;
+  }
+
+  /**
+   * Waits (bounded) until the watched node is ready again, object storage reachable in its metrics
+   * and the coordinator answering; records the fault.
+   */
+  void awaitRecovery() throws InterruptedException {
     long deadline = System.nanoTime() + RECOVERY.toNanos();
     while (System.nanoTime() < deadline) {
       readyAgain = ops.ready() == 200;
-      reachableAgain = ops.metric(REACHABLE, bucket).orElse(-1) == 1;
+      reachableAgain = ops.metric(REACHABLE, BUCKET).orElse(-1) == 1;
       if (readyAgain && reachableAgain && ep.status(phase.client()) != null) {
         backMs = (System.nanoTime() - t0) / 1_000_000;
         break;
       }
       Thread.sleep(500);
     }
+    failedTriesAfter = failedTries();
     ep.report().fault(new ChaosReport.Fault(ep.index(), kind, midFill, backMs, -1));
+  }
+
+  /** The failed tries of object storage requests of every node, together. */
+  private double failedTries() throws InterruptedException {
+    double sum = 0;
+    for (NodeProcess n : nodes) {
+      try {
+        sum += NodeOps.of(n).metric(FAILED_TRIES, BUCKET).orElse(0);
+      } catch (java.io.IOException e) {
+        // a node without metrics adds nothing
+      }
+    }
+    return sum;
+  }
+
+  /** How many tries of object storage requests failed (and were retried) from the stop to back. */
+  long failedTriesMeanwhile() {
+    return Math.round(failedTriesAfter - failedTriesBefore);
   }
 
   /** The watched node, and what its {@code /ready} answered while the service was down. */

@@ -178,6 +178,23 @@ final class Phase {
               f.servingAgainMs(),
               (System.nanoTime() - lastFault) / 1_000_000));
     }
+    stopLookups(what);
+    ChaosReport r = ep.report();
+    Reference.SegmentCheck c = ep.reference().checkSegments(ep.stored());
+    r.lost += c.lost();
+    r.wrong += c.wrong();
+    r.corruptLoaded += c.rejectedRanges().size();
+    r.check(
+        what + ": segments equal the reference",
+        c.lost() == 0 && c.wrong() == 0 && c.rejectedRanges().isEmpty(),
+        "lost " + c.lost() + " wrong " + c.wrong() + " rejected " + c.rejectedRanges());
+  }
+
+  /** Stops the lookups of this phase and checks them: every one served, every value right. */
+  void stopLookups(String what) throws InterruptedException {
+    if (lookups == null) {
+      return;
+    }
     lookups.close();
     ChaosReport r = ep.report();
     r.lookups += lookups.lookups.get();
@@ -200,14 +217,7 @@ final class Phase {
             + " of "
             + (lookups.lookups.get() + lookups.failures.get())
             + " failed");
-    Reference.SegmentCheck c = ep.reference().checkSegments(ep.stored());
-    r.lost += c.lost();
-    r.wrong += c.wrong();
-    r.corruptLoaded += c.rejectedRanges().size();
-    r.check(
-        what + ": segments equal the reference",
-        c.lost() == 0 && c.wrong() == 0 && c.rejectedRanges().isEmpty(),
-        "lost " + c.lost() + " wrong " + c.wrong() + " rejected " + c.rejectedRanges());
+    lookups = null;
   }
 
   /**

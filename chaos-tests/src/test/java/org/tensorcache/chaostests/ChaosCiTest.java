@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The CI profile of the chaos run: real node processes, seeded faults, every guarantee checked. */
@@ -17,7 +18,12 @@ class ChaosCiTest {
         "no PostgreSQL: set TENSORCACHE_PG_URL or install Debian's postgresql (bash .ci/run does)");
     // under target/, so that node logs stay for a look after a failure
     Path work = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "chaos-work");
-    ChaosRun.Settings settings = new ChaosRun.Settings(20261122L, 4, 9, 0, 0, ChaosMain.JOB);
+    // four episodes with a shared data directory, then one without a shared disk: the object
+    // store stopped for 20 s mid-fill, the whole cluster preempted with its disks. The journal's
+    // outage is left out: today a fill does not complete after one (the soak runs it)
+    ChaosRun.Settings settings =
+        new ChaosRun.Settings(
+            20261122L, 4, 9, 0, 1, Set.of(CloudEpisode.STORE_DOWN), ChaosMain.JOB);
     ChaosReport report = new ChaosRun(settings, work, ChaosMain.launcher()).run();
     report.print(System.out);
     report.write(Path.of("target", "chaos-report.json"));

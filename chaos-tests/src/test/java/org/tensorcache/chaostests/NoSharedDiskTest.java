@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,7 +29,8 @@ class NoSharedDiskTest {
         Postgres.available(),
         "no PostgreSQL: set TENSORCACHE_PG_URL or install Debian's postgresql (bash .ci/run does)");
     Path work = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "cloud-work");
-    ChaosRun.Settings settings = new ChaosRun.Settings(20261126L, 0, 0, 0, 1, ChaosMain.JOB);
+    ChaosRun.Settings settings =
+        new ChaosRun.Settings(20261126L, 0, 0, 0, 1, Set.of(), ChaosMain.JOB);
     ChaosReport report =
         new ChaosRun(settings, work, ChaosMain.launcher()).run(CloudEpisode.Plan.REPLACE_NODE);
     report.print(System.out);
