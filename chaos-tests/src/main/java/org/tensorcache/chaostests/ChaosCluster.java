@@ -48,7 +48,10 @@ final class ChaosCluster implements AutoCloseable {
           // the downing lease of a holder killed with others must expire before the survivors
           // decide (heartbeat pause plus stable-after, 5 s here), as with the production 8 s
           "tensorcache.lease.heartbeat-timeout", "4s",
-          "tensorcache.lease.heartbeat-interval", "500ms");
+          "tensorcache.lease.heartbeat-interval", "500ms",
+          // a statement can take seconds on a machine this loaded; a lease not taken in time
+          // would make the side that must down a dead node down itself
+          "tensorcache.lease.lease-operation-timeout", "10s");
 
   private final Path launcher;
   private final Path dataDir;

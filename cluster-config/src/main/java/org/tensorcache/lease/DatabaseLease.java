@@ -73,6 +73,9 @@ public final class DatabaseLease extends Lease {
     this.table =
         LeaseTable.of(JournalSettings.journalDatabase(system.settings().config()), timeout);
     this.blocking = system.dispatchers().lookup(BLOCKING);
+    // the first statement of a JVM is slow (classes, a first connection): make it now rather than
+    // in a decision, and say now, not then, when the database cannot be reached
+    CompletableFuture.runAsync(this::probe, blocking);
   }
 
   @Override
@@ -119,7 +122,9 @@ public final class DatabaseLease extends Lease {
                 if (released) {
                   log.info("released lease '{}' of {}", name(), owner());
                 }
-                result.complete(released);
+                // also when it was not this owner's (any more): either way this owner holds
+                // nothing now, and the resolver would otherwise ask again every second
+                result.complete(true);
               }
             });
     return result;
@@ -208,6 +213,20 @@ public final class DatabaseLease extends Lease {
     if (heartbeat != null) {
       heartbeat.cancel();
       heartbeat = null;
+    }
+  }
+
+  /** Reads the lease's row once; warns when that fails. */
+  private void probe() {
+    try {
+      table.holder(name());
+    } catch (SQLException e) {
+      log.warn(
+          "lease '{}' cannot be read at {}: {}; while this lasts, a side of the cluster that must"
+              + " down unreachable members downs itself instead",
+          name(),
+          table.url(),
+          e.getMessage());
     }
   }
 

@@ -54,6 +54,9 @@ public final class LeaseTable {
           + TABLE
           + " SET expires_at = now() WHERE name = ? AND owner = ? AND expires_at > now()";
 
+  /** PostgreSQL's SQLSTATE of a table that does not exist. */
+  private static final String UNDEFINED_TABLE = "42P01";
+
   private static final String HOLDER =
       "SELECT owner, EXTRACT(EPOCH FROM (expires_at - now())),"
           + " EXTRACT(EPOCH FROM (now() - renewed_at))"
@@ -111,8 +114,26 @@ public final class LeaseTable {
    * expired or is already {@code owner}'s; false if another owner holds it.
    */
   public boolean acquire(String name, String owner, Duration ttl) throws SQLException {
-    try (Connection c = connect();
-        PreparedStatement s = c.prepareStatement(ACQUIRE)) {
+    try (Connection c = connect()) {
+      try {
+        return acquire(c, name, owner, ttl);
+      } catch (SQLException e) {
+        if (!UNDEFINED_TABLE.equals(e.getSQLState())) {
+          throw e;
+        }
+        // a member that is no node (status, fill) may decide before any node made the table
+        try (PreparedStatement s = c.prepareStatement(CREATE)) {
+          s.setQueryTimeout(timeoutSeconds());
+          s.execute();
+        }
+        return acquire(c, name, owner, ttl);
+      }
+    }
+  }
+
+  private boolean acquire(Connection c, String name, String owner, Duration ttl)
+      throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(ACQUIRE)) {
       s.setQueryTimeout(timeoutSeconds());
       s.setString(1, name);
       s.setString(2, owner);
@@ -147,7 +168,10 @@ public final class LeaseTable {
     }
   }
 
-  /** Who holds lease {@code name} now; empty when it is free or has expired. */
+  /**
+   * Who holds lease {@code name} now; empty when it is free, has expired or its table is not made
+   * yet.
+   */
   public Optional<Holder> holder(String name) throws SQLException {
     try (Connection c = connect();
         PreparedStatement s = c.prepareStatement(HOLDER)) {
@@ -160,15 +184,11 @@ public final class LeaseTable {
         return Optional.of(
             new Holder(rs.getString(1), duration(rs.getDouble(2)), duration(rs.getDouble(3))));
       }
-    }
-  }
-
-  /** Creates the table unless present (nodes create it with the journal's tables). */
-  public void create() throws SQLException {
-    try (Connection c = connect();
-        PreparedStatement s = c.prepareStatement(CREATE)) {
-      s.setQueryTimeout(timeoutSeconds());
-      s.execute();
+    } catch (SQLException e) {
+      if (UNDEFINED_TABLE.equals(e.getSQLState())) {
+        return Optional.empty();
+      }
+      throw e;
     }
   }
 
