@@ -47,7 +47,7 @@ class SegmentWriteRetryTest {
       cache.gate.close();
       ClusterFillTest.startFill(cluster, cache);
       cache.gate.awaitHeld(1, Duration.ofSeconds(60)); // restored, shards loaded, computing
-      Files.delete(segments);
+      Files.deleteIfExists(segments); // the first segment write makes the directory
       Files.writeString(segments, "not a directory"); // every segment write fails from here on
       LoggingTestKit.error("not written")
           .withCheckExcess(false)
