@@ -247,8 +247,8 @@ final class ChaosRun {
       TrainerPreemption trainer = new TrainerPreemption(this, trainerJob, work.resolve("logs"));
       trainer.startFirst(); // a trainer reads steps while the cluster restores the cache
       long served = restart.servingSince(t0);
+      restart.recovered("SIGKILL_ALL", t0); // while the phase's lookups run: finish stops them
       restart.finish("episode " + index + " cold restart");
-      restart.recovered("SIGKILL_ALL", t0);
       // the damaged ranges were recorded before the damage: now rewritten, they must verify too
       JournalRanges.check(
           report, "ep" + index + " cold restart", restart.client(), cache, since, Set.of());

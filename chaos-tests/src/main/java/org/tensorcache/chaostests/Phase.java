@@ -138,8 +138,14 @@ final class Phase {
             + ep.status(client));
   }
 
-  /** Records the time from {@code since} (nanos) to the first lookup served after it. */
+  /**
+   * Records the time from {@code since} (nanos) to the first lookup served after it; nothing when
+   * this phase's lookups have stopped (a fault after the fill, as a cloud episode's replacement).
+   */
   void recovered(String kind, long since) throws InterruptedException {
+    if (lookups == null) {
+      return;
+    }
     long ms = lookups.servedAfter(since, Duration.ofSeconds(120));
     ep.report().check("ep" + ep.index() + " " + kind + " serving again", ms >= 0, ms + " ms");
     ep.report().recovery.add(kind, ms);
