@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -51,6 +52,9 @@ public final class JournalSchema {
   }
 
   /** Creates the missing tables of one database on the given executor, waiting at most timeout. */
+  /** How often creating the tables is tried when concurrent creators get in each other's way. */
+  private static final int CREATE_ATTEMPTS = 5;
+
   static void ensure(JournalDatabase database, Duration timeout, Executor executor) {
     FutureTask<List<String>> creation =
         new FutureTask<>(() -> createMissingTables(database, timeout));
@@ -104,18 +108,39 @@ public final class JournalSchema {
         return missing;
       }
       connection.setAutoCommit(true);
-      try (Statement statement = connection.createStatement()) {
-        for (String sql : database.dialect().createStatements()) {
-          statement.execute(sql);
+      for (int attempt = 1; ; attempt++) {
+        try (Statement statement = connection.createStatement()) {
+          for (String sql : database.dialect().createStatements()) {
+            statement.execute(sql);
+          }
+          return missing;
+        } catch (SQLException e) {
+          // another node starting at the same time may have won the race for the same tables, or
+          // PostgreSQL aborted one of two concurrent creators as a deadlock: the statements only
+          // create what is missing, so trying again is safe
+          if (missingTables(connection, database.dialect()).isEmpty()) {
+            log.debug("journal tables created concurrently in {}", database.url(), e);
+            return missing;
+          }
+          if (attempt == CREATE_ATTEMPTS) {
+            throw e;
+          }
+          log.info(
+              "creating the journal tables in {} failed, trying again: {}",
+              database.url(),
+              e.getMessage());
+          sleepBeforeRetry(attempt);
         }
-      } catch (SQLException e) {
-        // another node starting at the same time may have won the race for the same tables
-        if (!missingTables(connection, database.dialect()).isEmpty()) {
-          throw e;
-        }
-        log.debug("journal tables created concurrently in {}", database.url(), e);
       }
-      return missing;
+    }
+  }
+
+  private static void sleepBeforeRetry(int attempt) throws SQLException {
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(100, 300) * attempt);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while creating the journal tables", e);
     }
   }
 
