@@ -57,6 +57,9 @@ final class ClientMember implements AutoCloseable {
     o.put("pekko.coordinated-shutdown.exit-jvm", "off");
     o.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
     o.put("pekko.cluster.singleton.role", ChaosCluster.SINGLETON_ROLE);
+    // a lookup of values not computed yet waits this long after the last membership change: with
+    // lease-majority downing, faults in a row on two loaded cores kept one past the default 30 s
+    o.put("tensorcache.lookup.timeout", "60s");
     o.putAll(ChaosCluster.TIMING);
     o.put("tensorcache.persistence.postgres.url", pg.get("TENSORCACHE_PG_URL"));
     o.put("tensorcache.persistence.postgres.user", pg.get("TENSORCACHE_PG_USER"));
