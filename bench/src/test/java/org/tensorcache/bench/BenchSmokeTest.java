@@ -89,6 +89,15 @@ class BenchSmokeTest {
     PARTS.put(
         "security", expect("security.json", List.of("lookups", "fill", "targets"), "security.png"));
     PARTS.put("byo", expect("byo.json", List.of("rows", "threads", "method", "targets")));
+    PARTS.put(
+        "objects",
+        expect(
+            "objects.json",
+            List.of(
+                "objects/local_segment_write_ms_per_segment",
+                "objects/object_segment_write_ms_per_segment",
+                "objects/plain_put_same_bytes_ms_per_segment",
+                "objects/object_segment_read_ms_per_segment")));
   }
 
   /**
