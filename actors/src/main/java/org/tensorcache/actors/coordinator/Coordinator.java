@@ -4,7 +4,9 @@ import java.time.Duration;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.BackoffSupervisorStrategy;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -68,15 +70,17 @@ public final class Coordinator
     INSTANCE
   }
 
-  private record RangeChanged(Replicator.SubscribeResponse<BlockData> response)
-      implements Internal {}
+  /**
+   * A subscribed range changed, its block (values gossiped) or its presence (by reference). One
+   * type for both: the replicator adapters register one function per reply class, so a second would
+   * take the first one's replies too.
+   */
+  private record Changed(Replicator.SubscribeResponse<?> response) implements Internal {}
 
-  private record SegmentWritten(String cacheId, int range, Throwable failure) implements Internal {}
+  private record SegmentWritten(int incarnation, String cacheId, int range, Throwable failure)
+      implements Internal {}
 
   private record Restored(SegmentRestorer.Restored restored) implements Internal {}
-
-  private record PresenceChanged(Replicator.SubscribeResponse<PresenceData> response)
-      implements Internal {}
 
   private record PresenceUpdated(Replicator.UpdateResponse<PresenceData> response)
       implements Internal {}
@@ -91,8 +95,22 @@ public final class Coordinator
   public static ActorRef<Command> init(ActorSystem<?> system) {
     return ClusterSingleton.get(system)
         .init(
-            SingletonActor.of(create(), "tensorcache-coordinator")
+            SingletonActor.of(supervised(), "tensorcache-coordinator")
                 .withSettings(ClusterSingletonSettings.create(system).withRole("compute")));
+  }
+
+  /**
+   * The coordinator, restarted whole after a failure other than the journal's (a segment directory
+   * or bucket that cannot be listed at start): a stopped singleton would leave the cluster without
+   * a coordinator for good.
+   */
+  static Behavior<Command> supervised() {
+    return Behaviors.supervise(create()).onFailure(Exception.class, backoff());
+  }
+
+  private static BackoffSupervisorStrategy backoff() {
+    return SupervisorStrategy.restartWithBackoff(
+        Duration.ofMillis(200), Duration.ofSeconds(5), 0.2);
   }
 
   static Behavior<Command> create() {
@@ -118,22 +136,23 @@ public final class Coordinator
   private final ReplicatorMessageAdapter<Command, PresenceData> presence;
   private final ReplicaWriter<Command> writer;
   private final TensorCacheNode node;
-  private final Coverage coverage = new Coverage();
-  private final SegmentWrites<Command> segments;
-  private final Restoration<Command> restoration;
   private final ActorRef<SegmentRestorer.Restored> restoredAdapter;
+  // made anew by each incarnation (see onRecovered); replies to an earlier one are ignored
+  private int incarnation;
+  private Coverage coverage;
+  private SegmentWrites<Command> segments;
+  private Restoration<Command> restoration;
 
   private Coordinator(
       ActorContext<Command> ctx,
       TimerScheduler<Command> timers,
       ReplicatorMessageAdapter<Command, BlockData> replicator,
       ReplicatorMessageAdapter<Command, PresenceData> presence) {
-    // a journal write can fail, e.g. when an old singleton on a node being downed wrote the same
-    // sequence number first: restart and recover the journal rather than stay stopped for good
-    super(
-        PersistenceId.ofUniqueId("tensorcache-coordinator"),
-        org.apache.pekko.actor.typed.SupervisorStrategy.restartWithBackoff(
-            java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(5), 0.2));
+    // a journal write can fail (the database away, or an old singleton on a node being downed
+    // that wrote the same sequence number first): restart and recover the journal. Such a restart
+    // keeps this object but stops its children, so what each incarnation needs is made anew in
+    // onRecovered.
+    super(PersistenceId.ofUniqueId("tensorcache-coordinator"), backoff());
     this.ctx = ctx;
     ctx.setLoggerName(Coordinator.class); // its parts log through this context too
     this.timers = timers;
@@ -142,8 +161,6 @@ public final class Coordinator
     this.writer =
         new ReplicaWriter<>(replicator, presence, ReplicaUpdated::new, PresenceUpdated::new);
     this.node = TensorCacheNode.get(ctx.getSystem());
-    this.segments = new SegmentWrites<>(ctx, node, SegmentWritten::new);
-    this.restoration = new Restoration<>(ctx, node, coverage, writer);
     this.restoredAdapter = ctx.messageAdapter(SegmentRestorer.Restored.class, Restored::new);
   }
 
@@ -159,8 +176,7 @@ public final class Coordinator
         .onCommand(StartFill.class, this::onStartFill)
         .onCommand(GetStatus.class, (state, cmd) -> Effect().reply(cmd.replyTo(), status(state)))
         .onCommand(Tick.class, this::onTick)
-        .onCommand(RangeChanged.class, this::onRangeChanged)
-        .onCommand(PresenceChanged.class, this::onPresenceChanged)
+        .onCommand(Changed.class, this::onChanged)
         .onCommand(RangeWritten.class, this::onRangeWritten)
         .onCommand(PresenceUpdated.class, (state, cmd) -> Effect().none().thenNoReply())
         .onCommand(SegmentWritten.class, this::onSegmentWritten)
@@ -187,14 +203,20 @@ public final class Coordinator
   }
 
   private void onRecovered(CoordinatorState state) {
+    int current = ++incarnation;
+    coverage = new Coverage();
+    segments =
+        new SegmentWrites<>(
+            ctx, node, (cache, r, failure) -> new SegmentWritten(current, cache, r, failure));
+    restoration = new Restoration<>(ctx, node, coverage, writer, current);
     for (CacheDefinition d : node.definitions()) {
       coverage.add(d);
       boolean byReference = node.byReference(d.cacheId());
       for (int r = 0; r < d.spec().rangeCount(); r++) {
         if (byReference) {
-          presence.subscribe(PresenceKey.of(d.cacheId(), r), PresenceChanged::new);
+          presence.subscribe(PresenceKey.of(d.cacheId(), r), Changed::new);
         } else {
-          replicator.subscribe(BlockKey.of(d.cacheId(), r), RangeChanged::new);
+          replicator.subscribe(BlockKey.of(d.cacheId(), r), Changed::new);
         }
       }
       restoration.start(d, state.progress(d.cacheId()), restoredAdapter);
@@ -240,26 +262,19 @@ public final class Coordinator
     return Effect().none().thenNoReply();
   }
 
-  private ReplyEffect<Event, CoordinatorState> onRangeChanged(
-      CoordinatorState state, RangeChanged cmd) {
-    if (cmd.response() instanceof Replicator.Changed<BlockData> c) {
-      RangeId id = BlockKey.rangeOf(c.key());
-      String cacheId = id.cacheId();
-      int range = id.range();
-      Block block = c.dataValue().block();
-      coverage.block(cacheId, block);
-      if (block.isComplete() && !state.progress(cacheId).isPersisted(range)) {
-        segments.write(cacheId, block);
+  private ReplyEffect<Event, CoordinatorState> onChanged(CoordinatorState state, Changed cmd) {
+    if (cmd.response() instanceof Replicator.Changed<?> c) {
+      if (c.dataValue() instanceof BlockData data) {
+        RangeId id = BlockKey.rangeOf(c.key());
+        Block block = data.block();
+        coverage.block(id.cacheId(), block);
+        if (block.isComplete() && !state.progress(id.cacheId()).isPersisted(id.range())) {
+          segments.write(id.cacheId(), block);
+        }
+      } else if (c.dataValue() instanceof PresenceData data) {
+        RangeId id = PresenceKey.rangeOf(c.key());
+        coverage.presence(id.cacheId(), id.range(), data.count());
       }
-    }
-    return Effect().none().thenNoReply();
-  }
-
-  private ReplyEffect<Event, CoordinatorState> onPresenceChanged(
-      CoordinatorState state, PresenceChanged cmd) {
-    if (cmd.response() instanceof Replicator.Changed<PresenceData> c) {
-      RangeId id = PresenceKey.rangeOf(c.key());
-      coverage.presence(id.cacheId(), id.range(), c.dataValue().count());
     }
     return Effect().none().thenNoReply();
   }
@@ -274,6 +289,9 @@ public final class Coordinator
 
   private ReplyEffect<Event, CoordinatorState> onSegmentWritten(
       CoordinatorState state, SegmentWritten cmd) {
+    if (cmd.incarnation() != incarnation) {
+      return Effect().none().thenNoReply(); // the write is done again by this incarnation's ticks
+    }
     Event event = segments.written(cmd.cacheId(), cmd.range(), cmd.failure());
     return event == null ? Effect().none().thenNoReply() : Effect().persist(event).thenNoReply();
   }

@@ -25,17 +25,24 @@ final class Restoration<C> {
   private final Coverage coverage;
   private final ReplicaWriter<C> writer;
   private final ActorRef<SegmentRestorer.Restore> restorer;
+  private final int round;
 
-  Restoration(ActorContext<C> ctx, TensorCacheNode node, Coverage coverage, ReplicaWriter<C> w) {
+  /**
+   * A restoration for the coordinator's incarnation {@code round}: its restorer child is its own (a
+   * restart stops the children), and replies to an earlier round's restorer are ignored.
+   */
+  Restoration(
+      ActorContext<C> ctx, TensorCacheNode node, Coverage coverage, ReplicaWriter<C> w, int round) {
     this.ctx = ctx;
     this.node = node;
     this.coverage = coverage;
     this.writer = w;
+    this.round = round;
     // listing and reading segments blocks: it runs on the I/O dispatcher, not the actor's thread
     this.restorer =
         ctx.spawn(
             SegmentRestorer.create(node.ioExecutor(), node.metrics()),
-            "segment-restorer",
+            "segment-restorer-" + round,
             DispatcherSelector.fromConfig("tensorcache.io-dispatcher"));
   }
 
@@ -48,11 +55,14 @@ final class Restoration<C> {
       CacheDefinition d, CacheProgress progress, ActorRef<SegmentRestorer.Restored> replyTo) {
     BitSet recorded = BitSet.valueOf(progress.persisted());
     recorded.stream().forEach(r -> coverage.verifying(d.cacheId(), r));
-    restorer.tell(new SegmentRestorer.Restore(d, recorded, replyTo));
+    restorer.tell(new SegmentRestorer.Restore(d, recorded, round, replyTo));
   }
 
   /** Takes a checked segment; returns the event to persist, or null when there is none. */
   Event restored(CoordinatorState state, SegmentRestorer.Restored r) {
+    if (r.round() != round) {
+      return null; // read for an earlier incarnation: this one reads the segment again
+    }
     if (r.range() == SegmentRestorer.UNLISTED) {
       // nothing is known lost: restart, recover the journal and list again
       throw new IllegalStateException(

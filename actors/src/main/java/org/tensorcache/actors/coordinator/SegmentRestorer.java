@@ -23,8 +23,11 @@ import org.tensorcache.store.block.Block;
 final class SegmentRestorer {
   private SegmentRestorer() {}
 
-  /** Restore the segments of {@code cache}; {@code recorded} holds the ranges the journal knows. */
-  record Restore(CacheDefinition cache, BitSet recorded, ActorRef<Restored> replyTo) {}
+  /**
+   * Restore the segments of {@code cache}; {@code recorded} holds the ranges the journal knows, and
+   * every reply carries {@code round}.
+   */
+  record Restore(CacheDefinition cache, BitSet recorded, int round, ActorRef<Restored> replyTo) {}
 
   /** The range of a {@link Restored} that says the segment directory could not be listed. */
   static final int UNLISTED = -1;
@@ -33,7 +36,7 @@ final class SegmentRestorer {
   static final int DONE = -2;
 
   /** A range's segment, checked: {@code block} is null when there was none or it was unusable. */
-  record Restored(String cacheId, int range, Block block, Throwable failure) {}
+  record Restored(int round, String cacheId, int range, Block block, Throwable failure) {}
 
   /** A restorer whose reads run on {@code io}, timed into {@code metrics}. */
   static Behavior<Restore> create(Executor io, NodeMetrics metrics) {
@@ -55,7 +58,7 @@ final class SegmentRestorer {
     } catch (RuntimeException e) {
       // the directory cannot be listed: nothing is known lost, the coordinator restarts and tries
       // again
-      restore.replyTo().tell(new Restored(d.cacheId(), UNLISTED, null, e));
+      restore.replyTo().tell(new Restored(restore.round(), d.cacheId(), UNLISTED, null, e));
       return;
     }
     List<CompletableFuture<?>> replies = new ArrayList<>();
@@ -64,11 +67,17 @@ final class SegmentRestorer {
           SegmentIo.read(d, range, io, metrics)
               .whenComplete(
                   (block, failure) ->
-                      restore.replyTo().tell(new Restored(d.cacheId(), range, block, failure))));
+                      restore
+                          .replyTo()
+                          .tell(
+                              new Restored(restore.round(), d.cacheId(), range, block, failure))));
     }
     // told after every range's reply, so it arrives after them
     CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
         .whenComplete(
-            (ok, failure) -> restore.replyTo().tell(new Restored(d.cacheId(), DONE, null, null)));
+            (ok, failure) ->
+                restore
+                    .replyTo()
+                    .tell(new Restored(restore.round(), d.cacheId(), DONE, null, null)));
   }
 }

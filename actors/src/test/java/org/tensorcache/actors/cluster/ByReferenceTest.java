@@ -2,6 +2,7 @@ package org.tensorcache.actors.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,6 +74,41 @@ class ByReferenceTest {
       Batch batch = ClusterFillTest.awaitBatch(trainer, client, cache.cacheId(), all);
       assertArrayEquals(reference[0], batch.floats("chosen_hidden_mean"));
       assertEquals(0, cache.computedExamples.get(), "served from the segments, nothing recomputed");
+    }
+  }
+
+  /**
+   * One coordinator following a gossiped cache and a cache by reference at once: the replicator's
+   * changes of both kinds reach it, each as what it is, and both fills complete.
+   */
+  @Test
+  void aGossipedCacheAndOneByReferenceFillSideBySide() throws Exception {
+    TestCache gossiped = new TestCache(dir.resolve("logp"), 128, 32);
+    TestCache large = new TestCache(dir.resolve("vectors"), 256, 128, true);
+    try (TestCluster cluster =
+        new TestCluster(
+            dir.resolve("node"),
+            List.of(gossiped.definition(), large.definition()),
+            SMALL_BUDGET)) {
+      ActorTestKit compute = cluster.add("\"compute\", \"lookup\"");
+      cluster.awaitUp(Duration.ofSeconds(30));
+      TensorCacheNode node = TensorCacheNode.get(compute.system());
+      assertFalse(node.byReference(gossiped.cacheId()));
+      assertTrue(node.byReference(large.cacheId()));
+      for (TestCache cache : List.of(gossiped, large)) {
+        ClusterFillTest.startFill(cluster, cache);
+      }
+      for (TestCache cache : List.of(gossiped, large)) {
+        ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
+        long[] all = new long[(int) cache.spec.n()];
+        for (int i = 0; i < all.length; i++) {
+          all[i] = i;
+        }
+        TensorCacheClient client = TensorCacheClient.create(compute.system());
+        Batch batch = ClusterFillTest.awaitBatch(compute, client, cache.cacheId(), all);
+        String field = cache == large ? "chosen_hidden_mean" : "chosen_logp";
+        assertArrayEquals(cache.reference()[0], batch.floats(field), cache.cacheId());
+      }
     }
   }
 }

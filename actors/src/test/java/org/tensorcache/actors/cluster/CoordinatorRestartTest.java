@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -39,9 +40,9 @@ import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
+import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
-import org.tensorcache.store.spec.CacheSpec;
 
 /**
  * A journal write that fails (as when a downed node's old singleton wrote the same sequence number
@@ -73,7 +74,7 @@ class CoordinatorRestartTest {
     Cluster cluster = Cluster.get(kit.system());
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
 
-    FirstWriteFails journalOps = new FirstWriteFails();
+    FailsOneWrite journalOps = new FailsOneWrite(FillRequested.class, 0);
     journal.withPolicy(journalOps); // the fill's first event fails
     TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
     // the supervisor logs the failed write as it restarts the coordinator
@@ -102,25 +103,8 @@ class CoordinatorRestartTest {
         "the coordinator read its journal again (a new incarnation recovering) before it wrote: "
             + ops);
     assertEquals("write [FillRequested]", ops.get(next), ops.toString());
-    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
-    statuses.awaitAssert(
-        Duration.ofSeconds(60),
-        Duration.ofMillis(300),
-        () -> {
-          coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
-          CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(3)).caches()[0];
-          assertEquals(s.ranges(), s.persistedRanges(), s.toString());
-          return null;
-        });
-    CacheSpec spec = definition.spec();
-    long[] all = new long[(int) spec.n()];
-    for (int i = 0; i < all.length; i++) {
-      all[i] = i;
-    }
-    float[][] reference = cache.reference();
-    var batch = TensorCacheClient.create(kit.system()).lookup(definition.cacheId(), all);
-    assertArrayEquals(reference[0], batch.floats("chosen_logp"));
-    assertArrayEquals(reference[1], batch.floats("rejected_logp"));
+    awaitPersisted(coordinator, Duration.ofSeconds(60));
+    assertValues(cache, definition);
     assertEquals(
         1,
         journal.persistedInStorage(COORDINATOR).stream()
@@ -131,12 +115,93 @@ class CoordinatorRestartTest {
   }
 
   /**
-   * Fails the coordinator's first event write, like a journal that refuses it, and records every
-   * journal operation of the coordinator in order: a recovery reads, a persist writes.
+   * A journal outage in the middle of a fill, after some ranges were recorded as persisted: the
+   * restarted coordinator must check those ranges' segments again (with a restorer of its own, its
+   * old one stopped with it) and go on writing the rest, or the fill never completes.
    */
-  private static final class FirstWriteFails implements ProcessingPolicy<JournalOperation> {
+  @Test
+  void aFailedJournalWriteMidFillRestartsTheCoordinatorAndTheFillCompletes() throws Exception {
+    TestCache cache = new TestCache(dir.resolve("cache"), 256, 32);
+    CacheDefinition definition = cache.definition();
+    kit =
+        ActorTestKit.create(
+            "CoordinatorRestartTest",
+            PersistenceTestKitPlugin.getInstance()
+                .config()
+                .withFallback(PersistenceTestKitSnapshotPlugin.config())
+                .withFallback(TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\"")));
+    PersistenceTestKit journal = PersistenceTestKit.create(kit.system());
+    FailsOneWrite journalOps = new FailsOneWrite(RangePersisted.class, 3);
+    journal.withPolicy(journalOps); // the fourth range recorded fails
+    TensorCacheNode node = TensorCacheNode.get(kit.system());
+    node.register(definition);
+    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
+    Cluster cluster = Cluster.get(kit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+
+    TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
+    acks.awaitAssert(
+        Duration.ofSeconds(30),
+        Duration.ofMillis(500),
+        () -> {
+          coordinator.tell(new Coordinator.StartFill(definition.cacheId(), acks.ref()));
+          assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(2)));
+          return null;
+        });
+    awaitPersisted(coordinator, Duration.ofSeconds(90));
+    assertEquals(1, journalOps.operations.stream().filter(o -> o.startsWith("failed")).count());
+    int failed = journalOps.operations.indexOf("failed write [RangePersisted]");
+    assertTrue(
+        journalOps.operations.subList(failed + 1, journalOps.operations.size()).contains("read"),
+        "a new incarnation recovered: " + journalOps.operations);
+    assertEquals(
+        definition.spec().rangeCount(),
+        journal.persistedInStorage(COORDINATOR).stream()
+            .filter(e -> e instanceof RangePersisted)
+            .count(),
+        "every range is recorded once: " + journalOps.operations);
+    assertValues(cache, definition);
+  }
+
+  private void awaitPersisted(ActorRef<Coordinator.Command> coordinator, Duration within) {
+    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
+    statuses.awaitAssert(
+        within,
+        Duration.ofMillis(300),
+        () -> {
+          coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
+          CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(3)).caches()[0];
+          assertEquals(s.ranges(), s.persistedRanges(), s.toString());
+          return null;
+        });
+  }
+
+  private void assertValues(TestCache cache, CacheDefinition definition) throws Exception {
+    long[] all = new long[(int) definition.spec().n()];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = i;
+    }
+    float[][] reference = cache.reference();
+    var batch = TensorCacheClient.create(kit.system()).lookup(definition.cacheId(), all);
+    assertArrayEquals(reference[0], batch.floats("chosen_logp"));
+    assertArrayEquals(reference[1], batch.floats("rejected_logp"));
+  }
+
+  /**
+   * Fails one write of the coordinator's, like a journal that refuses it: the first that holds an
+   * event of {@code type} after {@code skip} such writes went through. Records every journal
+   * operation of the coordinator in order: a recovery reads, a persist writes.
+   */
+  private static final class FailsOneWrite implements ProcessingPolicy<JournalOperation> {
     final List<String> operations = new CopyOnWriteArrayList<>();
     private final AtomicBoolean failed = new AtomicBoolean();
+    private final Class<?> type;
+    private final AtomicInteger before;
+
+    FailsOneWrite(Class<?> type, int skip) {
+      this.type = type;
+      this.before = new AtomicInteger(skip);
+    }
 
     @Override
     public ProcessingResult tryProcess(String persistenceId, JournalOperation operation) {
@@ -148,7 +213,8 @@ class CoordinatorRestartTest {
             write.getBatch().stream()
                 .map(e -> e.getClass().getSimpleName())
                 .collect(Collectors.joining(", ", "[", "]"));
-        if (failed.compareAndSet(false, true)) {
+        boolean ofType = write.getBatch().stream().anyMatch(type::isInstance);
+        if (ofType && before.getAndDecrement() <= 0 && failed.compareAndSet(false, true)) {
           operations.add("failed write " + events);
           return StorageFailure.create(new IllegalStateException("journal refuses " + events));
         }
