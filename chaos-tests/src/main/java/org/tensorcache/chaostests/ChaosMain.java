@@ -78,9 +78,11 @@ public final class ChaosMain implements Callable<Integer> {
       throw new IllegalArgumentException("--faults " + faults + " invalid, expected >= 1");
     }
     Path work = this.work != null ? this.work : Files.createTempDirectory("tensorcache-chaos");
-    // each episode adds a whole-cluster kill, two damaged segments and a trainer kill
+    // each episode's fill meets two partitions and a mass preemption besides, and the episode adds
+    // a whole-cluster kill, two damaged segments and a trainer kill
     int perEpisode = 9;
-    int episodes = Math.max(1, (faults + perEpisode + 3) / (perEpisode + 4));
+    int all = perEpisode + 2 + 1 + 4;
+    int episodes = Math.max(1, (faults + all - 1) / all);
     // and, every four episodes, one on a cluster without a shared disk: the object store and the
     // journal stopped mid-fill, the whole cluster preempted with its disks
     ChaosRun.Settings settings =
@@ -89,6 +91,7 @@ public final class ChaosMain implements Callable<Integer> {
             episodes,
             perEpisode,
             2,
+            episodes,
             Math.max(1, episodes / 4),
             Set.copyOf(CloudEpisode.OUTAGES),
             JOB);

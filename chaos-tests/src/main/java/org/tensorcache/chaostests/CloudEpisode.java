@@ -37,13 +37,13 @@ final class CloudEpisode {
 
   private static final Duration FILL_LIMIT = Duration.ofSeconds(300);
 
-  private final ChaosRun.Episode ep;
+  private final Episode ep;
   private final ObjectStore store;
   private final Postgres pg;
   private final Set<String> outages;
   private final String name;
 
-  CloudEpisode(ChaosRun.Episode ep, ObjectStore store, Postgres pg, Set<String> outages) {
+  CloudEpisode(Episode ep, ObjectStore store, Postgres pg, Set<String> outages) {
     if (!OUTAGES.containsAll(outages)) {
       throw new IllegalArgumentException("outages " + outages + " expected among " + OUTAGES);
     }

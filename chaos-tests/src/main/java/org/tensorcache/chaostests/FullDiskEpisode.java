@@ -22,10 +22,10 @@ final class FullDiskEpisode {
   /** How long the disk stays full once the first segment write failed. */
   private static final Duration FULL_FOR = Duration.ofSeconds(6);
 
-  private final ChaosRun.Episode ep;
+  private final Episode ep;
   private final Path work;
 
-  FullDiskEpisode(ChaosRun.Episode ep, Path work) {
+  FullDiskEpisode(Episode ep, Path work) {
     this.ep = ep;
     this.work = work;
   }

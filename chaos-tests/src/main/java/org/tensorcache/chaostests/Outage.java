@@ -29,7 +29,7 @@ final class Outage {
     void flip() throws Exception;
   }
 
-  private final ChaosRun.Episode ep;
+  private final Episode ep;
   private final Phase phase;
   private final String kind;
   private final List<NodeProcess> nodes;
@@ -48,7 +48,7 @@ final class Outage {
   private long downMs;
   private long backMs = -1;
 
-  private Outage(ChaosRun.Episode ep, Phase phase, String kind) throws Exception {
+  private Outage(Episode ep, Phase phase, String kind) throws Exception {
     this.ep = ep;
     this.phase = phase;
     this.kind = kind;
@@ -66,7 +66,7 @@ final class Outage {
    * Stops the service with {@code stop}, watches for {@link #LENGTH} and starts it with {@code
    * start}; {@link #awaitRecovery} follows (another outage may come first).
    */
-  static Outage of(ChaosRun.Episode ep, Phase phase, String kind, Switch stop, Switch start)
+  static Outage of(Episode ep, Phase phase, String kind, Switch stop, Switch start)
       throws Exception {
     Outage o = new Outage(ep, phase, kind);
     o.failedTriesBefore = o.failedTries();

@@ -47,12 +47,12 @@ final class PartitionFault {
   /** How long a cut-off node may take to end itself, cut off and after the heal. */
   private static final Duration ENDING = Duration.ofSeconds(60);
 
-  private final ChaosRun.Episode ep;
+  private final Episode ep;
   private final Phase phase;
   private final ClientMember client;
   private final SplittableRandom random;
 
-  PartitionFault(ChaosRun.Episode ep, Phase phase, ClientMember client, SplittableRandom random) {
+  PartitionFault(Episode ep, Phase phase, ClientMember client, SplittableRandom random) {
     this.ep = ep;
     this.phase = phase;
     this.client = client;
@@ -84,7 +84,7 @@ final class PartitionFault {
     long downed;
     boolean endedCutOff;
     try {
-      downed = awaitDowned(cutOff, Duration.ofSeconds(120)) - t0;
+      downed = phase.awaitDowned(cutOff, Duration.ofSeconds(120)) - t0;
       endedCutOff = awaitEnded(cutOff, ENDING);
     } finally {
       network.heal();
@@ -129,32 +129,6 @@ final class PartitionFault {
         .check(what + ": persisted ranges not recomputed", repeated == 0, repeated + " examples");
     ep.report()
         .fault(new ChaosReport.Fault(ep.index(), kind.name(), midFill, downed / 1_000_000, -1));
-  }
-
-  /**
-   * Waits until the client member (on the majority side) sees none of {@code cutOff} Up, every
-   * member reachable and the coordinator answering; the nano time then.
-   */
-  private long awaitDowned(List<NodeProcess> cutOff, Duration within) throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (System.nanoTime() < deadline) {
-      List<Integer> up = client.upPortsOldestFirst();
-      if (cutOff.stream().noneMatch(v -> up.contains(v.port()))
-          && !client.anyUnreachable()
-          && ep.status(client) != null) {
-        return System.nanoTime();
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException(
-        "the majority did not down "
-            + names(cutOff)
-            + " within "
-            + within.toSeconds()
-            + " s: up "
-            + client.upPortsOldestFirst()
-            + ", any unreachable "
-            + client.anyUnreachable());
   }
 
   /** Whether every one of {@code nodes} has exited within {@code within}. */

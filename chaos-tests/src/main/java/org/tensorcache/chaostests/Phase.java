@@ -13,12 +13,12 @@ import org.tensorcache.actors.coordinator.CacheStatus;
  */
 final class Phase {
   private static final int NODES = 3;
-  private final ChaosRun.Episode ep;
+  private final Episode ep;
   private ClientMember client;
   private LookupLoop lookups;
   private long lastFault;
 
-  Phase(ChaosRun.Episode ep) {
+  Phase(Episode ep) {
     this.ep = ep;
   }
 
@@ -136,6 +136,37 @@ final class Phase {
             + client.anyUnreachable()
             + ", coordinator status "
             + ep.status(client));
+  }
+
+  /**
+   * Waits until the client member sees none of {@code gone} Up, every member reachable and the
+   * coordinator answering; the nano time then.
+   */
+  long awaitDowned(List<NodeProcess> gone, Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      List<Integer> up = client.upPortsOldestFirst();
+      if (gone.stream().noneMatch(v -> up.contains(v.port()))
+          && !client.anyUnreachable()
+          && ep.status(client) != null) {
+        return System.nanoTime();
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException(
+        gone.stream().map(NodeProcess::name).toList()
+            + " not downed within "
+            + within.toSeconds()
+            + " s: up "
+            + client.upPortsOldestFirst()
+            + ", any unreachable "
+            + client.anyUnreachable());
+  }
+
+  /** A majority of the nodes SIGKILLed at once, new ones later: {@link MassPreemption}. */
+  void injectMassPreemption(java.util.SplittableRandom random) throws Exception {
+    lastFault = System.nanoTime();
+    new MassPreemption(ep, this, client, random).inject();
   }
 
   /**

@@ -26,7 +26,7 @@ final class TrainerPreemption {
    */
   record Result(long checkpoint, long skipped, long repeated, long resumedRunMs) {}
 
-  private final ChaosRun.Episode ep;
+  private final Episode ep;
   private final List<String> job;
   private final Path logDir;
 
@@ -35,7 +35,7 @@ final class TrainerPreemption {
   private final int killAfter;
   private Process first;
 
-  TrainerPreemption(ChaosRun.Episode ep, List<String> job, Path logDir) {
+  TrainerPreemption(Episode ep, List<String> job, Path logDir) {
     this.ep = ep;
     this.job = job;
     this.logDir = logDir;

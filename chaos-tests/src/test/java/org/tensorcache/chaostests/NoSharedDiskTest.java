@@ -30,7 +30,7 @@ class NoSharedDiskTest {
         "no PostgreSQL: set TENSORCACHE_PG_URL or install Debian's postgresql (bash .ci/run does)");
     Path work = Files.createTempDirectory(Files.createDirectories(Path.of("target")), "cloud-work");
     ChaosRun.Settings settings =
-        new ChaosRun.Settings(20261126L, 0, 0, 0, 1, Set.of(), ChaosMain.JOB);
+        new ChaosRun.Settings(20261126L, 0, 0, 0, 0, 1, Set.of(), ChaosMain.JOB);
     ChaosReport report =
         new ChaosRun(settings, work, ChaosMain.launcher()).run(CloudEpisode.Plan.REPLACE_NODE);
     report.print(System.out);
