@@ -22,8 +22,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.RemoteLookupClient;
@@ -65,9 +63,6 @@ class MassPreemptionTest {
 
   /** Ranges computed and persisted before the kill (through lookups); the rest after it. */
   private static final Set<Integer> PERSISTED = Set.of(0, 1, 2, 3);
-
-  private static final Pattern PORTS =
-      Pattern.compile("lookup-port=[^:\\s]+:(\\d+) management=[^:\\s]+:(\\d+)");
 
   /** Bounds on things that must happen, generous for a loaded two-core machine. */
   private static final Duration PATIENCE = Duration.ofSeconds(180);
@@ -120,7 +115,7 @@ class MassPreemptionTest {
 
       long lookups = 0;
       try (RemoteLookupClient remote =
-          RemoteLookupClient.connect(List.of(lookupPort(survivor)), PATIENCE)) {
+          RemoteLookupClient.connect(List.of(NodeLog.lookupPort(survivor)), PATIENCE)) {
         SplittableRandom random = new SplittableRandom(7);
         long decidedAt = 0;
         long deadline = System.nanoTime() + PATIENCE.toNanos();
@@ -154,10 +149,10 @@ class MassPreemptionTest {
               + " removed %s, singletons started %s; %d lookups of persisted ranges, every one"
               + " equal to the segments%n",
           killedAt,
-          timeOf(log, "Marking node as UNREACHABLE"),
-          timeOf(log, "took lease 'tensorcache-pekko-sbr'"),
-          timeOf(log, "Leader is removing"),
-          linesWith(log, "Singleton manager starting singleton actor"),
+          NodeLog.timeOf(log, "Marking node as UNREACHABLE"),
+          NodeLog.timeOf(log, "took lease 'tensorcache-pekko-sbr'"),
+          NodeLog.timeOf(log, "Leader is removing"),
+          NodeLog.linesWith(log, "Singleton manager starting singleton actor"),
           lookups);
 
       NodeProcess returned = cluster.startNode(); // joins the survivor
@@ -173,7 +168,7 @@ class MassPreemptionTest {
           "examples of persisted ranges computed again");
       Reference filled = Reference.load(cache);
       try (RemoteLookupClient remote =
-          RemoteLookupClient.connect(List.of(lookupPort(returned)), PATIENCE)) {
+          RemoteLookupClient.connect(List.of(NodeLog.lookupPort(returned)), PATIENCE)) {
         for (int r = 0; r < cache.spec().rangeCount(); r++) {
           assertEquals(0, filled.mismatches(remote.lookup(cacheId, indicesOf(cache, r))));
         }
@@ -186,28 +181,6 @@ class MassPreemptionTest {
         }
       }
     }
-  }
-
-  /** The log lines with {@code text}, each cut to its time stamp and what follows the text. */
-  private static List<String> linesWith(String log, String text) {
-    List<String> out = new ArrayList<>();
-    for (String line : log.split("\n")) {
-      int at = line.indexOf(text);
-      if (at >= 0) {
-        out.add(line.substring(0, Math.min(12, at)) + line.substring(at + text.length()));
-      }
-    }
-    return out;
-  }
-
-  /** The time stamp of the first log line with {@code text}, or "-". */
-  private static String timeOf(String log, String text) {
-    int at = log.indexOf(text);
-    if (at < 0) {
-      return "-";
-    }
-    int line = log.lastIndexOf('\n', at) + 1;
-    return log.substring(line, Math.min(line + 12, at));
   }
 
   private CacheDefinition definition(Path dataDir) throws Exception {
@@ -273,26 +246,14 @@ class MassPreemptionTest {
   private static List<InetSocketAddress> lookupPorts(ChaosCluster cluster) throws Exception {
     List<InetSocketAddress> out = new ArrayList<>();
     for (NodeProcess n : cluster.live()) {
-      out.add(lookupPort(n));
+      out.add(NodeLog.lookupPort(n));
     }
     return out;
   }
 
-  private static InetSocketAddress lookupPort(NodeProcess n) throws Exception {
-    return new InetSocketAddress("127.0.0.1", Integer.parseInt(ports(n).group(1)));
-  }
-
-  private static Matcher ports(NodeProcess n) throws Exception {
-    Matcher m = PORTS.matcher(n.logText());
-    if (!m.find()) {
-      throw new IllegalStateException(n.name() + " printed no lookup and management ports");
-    }
-    return m;
-  }
-
   /** Waits until the node's {@code /ready} answers 200: Up, and its coordinator restored. */
   private void awaitReady(NodeProcess n) throws Exception {
-    URI ready = URI.create("http://127.0.0.1:" + ports(n).group(2) + "/ready");
+    URI ready = URI.create("http://127.0.0.1:" + NodeLog.managementPort(n) + "/ready");
     long deadline = System.nanoTime() + PATIENCE.toNanos();
     int status = -1;
     while (System.nanoTime() < deadline) {
