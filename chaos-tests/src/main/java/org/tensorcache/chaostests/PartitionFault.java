@@ -123,6 +123,7 @@ final class PartitionFault {
     for (NodeProcess v : cutOff) {
       phase.awaitServing(v, Duration.ofSeconds(120));
     }
+    phase.recovered(kind.name(), t0);
     long repeated = Faults.computedIn(cluster.live(), marks, ep.cache().cacheId(), persisted);
     ep.report().repeated += repeated;
     ep.report()
