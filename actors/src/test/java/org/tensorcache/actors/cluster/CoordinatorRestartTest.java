@@ -1,6 +1,5 @@
 package org.tensorcache.actors.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,12 +15,8 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.testkit.JournalOperation;
-import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
-import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
 import org.apache.pekko.persistence.testkit.ProcessingPolicy;
 import org.apache.pekko.persistence.testkit.ProcessingResult;
 import org.apache.pekko.persistence.testkit.ProcessingSuccess;
@@ -33,16 +28,12 @@ import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
+import org.tensorcache.actors.testing.SingleNode;
 import org.tensorcache.actors.testing.TestCache;
-import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A journal write that fails (as when a downed node's old singleton wrote the same sequence number
@@ -60,19 +51,9 @@ class CoordinatorRestartTest {
   void aFailedJournalWriteRestartsTheCoordinatorAndTheFillCompletes() throws Exception {
     TestCache cache = new TestCache(dir.resolve("cache"), 64, 32);
     CacheDefinition definition = cache.definition();
-    kit =
-        ActorTestKit.create(
-            "CoordinatorRestartTest",
-            PersistenceTestKitPlugin.getInstance()
-                .config()
-                .withFallback(PersistenceTestKitSnapshotPlugin.config())
-                .withFallback(TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\"")));
+    kit = SingleNode.kit("CoordinatorRestartTest", dir.resolve("node"));
     PersistenceTestKit journal = PersistenceTestKit.create(kit.system());
-    TensorCacheNode node = TensorCacheNode.get(kit.system());
-    node.register(definition);
-    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
-    Cluster cluster = Cluster.get(kit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    ActorRef<Coordinator.Command> coordinator = SingleNode.start(kit, definition);
 
     FailsOneWrite journalOps = new FailsOneWrite(FillRequested.class, 0);
     journal.withPolicy(journalOps); // the fill's first event fails
@@ -103,8 +84,8 @@ class CoordinatorRestartTest {
         "the coordinator read its journal again (a new incarnation recovering) before it wrote: "
             + ops);
     assertEquals("write [FillRequested]", ops.get(next), ops.toString());
-    awaitPersisted(coordinator, Duration.ofSeconds(60));
-    assertValues(cache, definition);
+    SingleNode.awaitPersisted(kit, coordinator, Duration.ofSeconds(60));
+    SingleNode.assertAllValues(kit, cache);
     assertEquals(
         1,
         journal.persistedInStorage(COORDINATOR).stream()
@@ -123,32 +104,14 @@ class CoordinatorRestartTest {
   void aFailedJournalWriteMidFillRestartsTheCoordinatorAndTheFillCompletes() throws Exception {
     TestCache cache = new TestCache(dir.resolve("cache"), 256, 32);
     CacheDefinition definition = cache.definition();
-    kit =
-        ActorTestKit.create(
-            "CoordinatorRestartTest",
-            PersistenceTestKitPlugin.getInstance()
-                .config()
-                .withFallback(PersistenceTestKitSnapshotPlugin.config())
-                .withFallback(TestCluster.config(dir.resolve("node"), "\"compute\", \"lookup\"")));
+    kit = SingleNode.kit("CoordinatorRestartTest", dir.resolve("node"));
     PersistenceTestKit journal = PersistenceTestKit.create(kit.system());
     FailsOneWrite journalOps = new FailsOneWrite(RangePersisted.class, 3);
     journal.withPolicy(journalOps); // the fourth range recorded fails
-    TensorCacheNode node = TensorCacheNode.get(kit.system());
-    node.register(definition);
-    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
-    Cluster cluster = Cluster.get(kit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    ActorRef<Coordinator.Command> coordinator = SingleNode.start(kit, definition);
 
-    TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
-    acks.awaitAssert(
-        Duration.ofSeconds(30),
-        Duration.ofMillis(500),
-        () -> {
-          coordinator.tell(new Coordinator.StartFill(definition.cacheId(), acks.ref()));
-          assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(2)));
-          return null;
-        });
-    awaitPersisted(coordinator, Duration.ofSeconds(90));
+    SingleNode.startFill(kit, coordinator, definition.cacheId());
+    SingleNode.awaitPersisted(kit, coordinator, Duration.ofSeconds(90));
     assertEquals(1, journalOps.operations.stream().filter(o -> o.startsWith("failed")).count());
     int failed = journalOps.operations.indexOf("failed write [RangePersisted]");
     assertTrue(
@@ -160,31 +123,7 @@ class CoordinatorRestartTest {
             .filter(e -> e instanceof RangePersisted)
             .count(),
         "every range is recorded once: " + journalOps.operations);
-    assertValues(cache, definition);
-  }
-
-  private void awaitPersisted(ActorRef<Coordinator.Command> coordinator, Duration within) {
-    TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
-    statuses.awaitAssert(
-        within,
-        Duration.ofMillis(300),
-        () -> {
-          coordinator.tell(new Coordinator.GetStatus(statuses.ref()));
-          CacheStatus s = statuses.receiveMessage(Duration.ofSeconds(3)).caches()[0];
-          assertEquals(s.ranges(), s.persistedRanges(), s.toString());
-          return null;
-        });
-  }
-
-  private void assertValues(TestCache cache, CacheDefinition definition) throws Exception {
-    long[] all = new long[(int) definition.spec().n()];
-    for (int i = 0; i < all.length; i++) {
-      all[i] = i;
-    }
-    float[][] reference = cache.reference();
-    var batch = TensorCacheClient.create(kit.system()).lookup(definition.cacheId(), all);
-    assertArrayEquals(reference[0], batch.floats("chosen_logp"));
-    assertArrayEquals(reference[1], batch.floats("rejected_logp"));
+    SingleNode.assertAllValues(kit, cache);
   }
 
   /**
