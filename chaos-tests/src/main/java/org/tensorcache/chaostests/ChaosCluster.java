@@ -37,21 +37,23 @@ final class ChaosCluster implements AutoCloseable {
    * victim is removed, so it always outlasts failure detection.
    */
   static final Map<String, String> TIMING =
-      Map.of(
-          "pekko.cluster.split-brain-resolver.stable-after", "2s",
-          "pekko.cluster.down-removal-margin", "1s",
-          "pekko.cluster.failure-detector.acceptable-heartbeat-pause", "3s",
-          "pekko.cluster.leader-actions-interval", "500ms",
-          "pekko.cluster.unreachable-nodes-reaper-interval", "500ms",
-          "pekko.cluster.gossip-interval", "500ms",
-          "pekko.cluster.sharding.rebalance-interval", "2s",
+      Map.ofEntries(
+          Map.entry("pekko.cluster.split-brain-resolver.stable-after", "2s"),
+          // as in production: a mass preemption seen over a few seconds must not down everyone
+          Map.entry("pekko.cluster.split-brain-resolver.down-all-when-unstable", "15s"),
+          Map.entry("pekko.cluster.down-removal-margin", "1s"),
+          Map.entry("pekko.cluster.failure-detector.acceptable-heartbeat-pause", "3s"),
+          Map.entry("pekko.cluster.leader-actions-interval", "500ms"),
+          Map.entry("pekko.cluster.unreachable-nodes-reaper-interval", "500ms"),
+          Map.entry("pekko.cluster.gossip-interval", "500ms"),
+          Map.entry("pekko.cluster.sharding.rebalance-interval", "2s"),
           // the downing lease of a holder killed with others must expire before the survivors
           // decide (heartbeat pause plus stable-after, 5 s here), as with the production 8 s
-          "tensorcache.lease.heartbeat-timeout", "4s",
-          "tensorcache.lease.heartbeat-interval", "500ms",
+          Map.entry("tensorcache.lease.heartbeat-timeout", "4s"),
+          Map.entry("tensorcache.lease.heartbeat-interval", "500ms"),
           // a statement can take seconds on a machine this loaded; a lease not taken in time
           // would make the side that must down a dead node down itself
-          "tensorcache.lease.lease-operation-timeout", "10s");
+          Map.entry("tensorcache.lease.lease-operation-timeout", "10s"));
 
   private final Path launcher;
   private final Path dataDir;

@@ -23,6 +23,9 @@ class DowningProfilesTest {
   /** The Split Brain Resolver decides on a tick of its own, once a second. */
   private static final Duration RESOLVER_TICK = Duration.ofSeconds(1);
 
+  // how far apart the kills of one wave of spot reclaims may be seen by the survivors
+  private static final Duration RECLAIM_WAVE = Duration.ofSeconds(5);
+
   @Test
   void postgresProfileDownsWithTheLeaseInTheDatabase() {
     for (List<String> profiles :
@@ -58,6 +61,7 @@ class DowningProfilesTest {
     Duration delay = c.getDuration(SBR + ".lease-majority.acquire-lease-delay-for-minority");
     Duration releaseAfter = c.getDuration(SBR + ".lease-majority.release-after");
     Duration margin = c.getDuration("pekko.cluster.down-removal-margin");
+    Duration unstable = c.getDuration(SBR + ".down-all-when-unstable");
     // how far apart the two sides of a partition decide
     Duration spread =
         c.getDuration("pekko.cluster.failure-detector.heartbeat-interval")
@@ -85,6 +89,14 @@ class DowningProfilesTest {
             + releaseAfter
             + " must outlast the other side's attempt "
             + otherSideFails);
+    assertTrue(
+        unstable.compareTo(RECLAIM_WAVE.plus(delay).plus(operation)) > 0,
+        "down-all-when-unstable "
+            + unstable
+            + " must outlast a reclaim wave seen "
+            + RECLAIM_WAVE
+            + " apart, the minority's delay and the lease statement, or the survivors of a mass"
+            + " preemption down everyone");
     assertTrue(
         margin.compareTo(otherSideFails.plusSeconds(2)) >= 0,
         "down-removal-margin "
