@@ -54,7 +54,7 @@ final class MassPreemption {
     while (victims.size() < majority) {
       victims.add(left.remove(random.nextInt(left.size())));
     }
-    String what = "ep" + ep.index() + " " + KIND + " of " + names(victims);
+    String what = "ep" + ep.index() + " " + KIND + " of " + NodeProcess.names(victims);
     long t0 = System.nanoTime();
     for (NodeProcess v : victims) {
       v.kill();
@@ -98,9 +98,5 @@ final class MassPreemption {
     ep.report()
         .check(what + ": persisted ranges not recomputed", repeated == 0, repeated + " examples");
     ep.report().fault(new ChaosReport.Fault(ep.index(), KIND, midFill, downed / 1_000_000, -1));
-  }
-
-  private static String names(List<NodeProcess> nodes) {
-    return String.join(",", nodes.stream().map(NodeProcess::name).toList());
   }
 }

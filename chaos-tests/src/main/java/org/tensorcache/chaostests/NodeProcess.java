@@ -40,6 +40,11 @@ final class NodeProcess {
     return new NodeProcess(name, port, log, pb.start());
   }
 
+  /** The names of {@code nodes}, comma-separated, for reports and logs. */
+  static String names(java.util.List<NodeProcess> nodes) {
+    return String.join(",", nodes.stream().map(NodeProcess::name).toList());
+  }
+
   String name() {
     return name;
   }

@@ -77,7 +77,7 @@ final class PartitionFault {
       cutOff.add(v);
       hosts.add(cluster.host(v));
     }
-    String what = "ep" + ep.index() + " " + kind + " of " + names(cutOff);
+    String what = "ep" + ep.index() + " " + kind + " of " + NodeProcess.names(cutOff);
     long t0 = System.nanoTime();
     network.cut(kind.cut, hosts);
     log.info("{}: cut", what);
@@ -143,9 +143,5 @@ final class PartitionFault {
       }
     }
     return true;
-  }
-
-  private static String names(List<NodeProcess> nodes) {
-    return String.join(",", nodes.stream().map(NodeProcess::name).toList());
   }
 }

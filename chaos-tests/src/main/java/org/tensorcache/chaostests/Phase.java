@@ -154,7 +154,7 @@ final class Phase {
       Thread.sleep(100);
     }
     throw new IllegalStateException(
-        gone.stream().map(NodeProcess::name).toList()
+        NodeProcess.names(gone)
             + " not downed within "
             + within.toSeconds()
             + " s: up "
