@@ -32,7 +32,6 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
-import org.tensorcache.actors.testing.SingleNode;
 import org.tensorcache.actors.testing.TestCache;
 
 /**

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.actors.testing.SingleNode;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.store.objects.ObjectLocation;
 import org.tensorcache.store.objects.ObjectStorage;

@@ -1,4 +1,4 @@
-package org.tensorcache.actors.testing;
+package org.tensorcache.actors.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,16 +20,18 @@ import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
+import org.tensorcache.actors.testing.TestCache;
+import org.tensorcache.actors.testing.TestCluster;
 
 /**
  * A one-node cluster (roles compute and lookup) whose journal is Pekko's persistence test kit, so
  * that a test can make journal operations fail; and what coordinator tests do with it.
  */
-public final class SingleNode {
+final class SingleNode {
   private SingleNode() {}
 
   /** A test kit named {@code name} whose node keeps its files under {@code nodeDir}. */
-  public static ActorTestKit kit(String name, Path nodeDir) {
+  static ActorTestKit kit(String name, Path nodeDir) {
     return ActorTestKit.create(
         name,
         PersistenceTestKitPlugin.getInstance()
@@ -39,7 +41,7 @@ public final class SingleNode {
   }
 
   /** Registers {@code definition}, starts TensorCache and joins the node to itself. */
-  public static ActorRef<Coordinator.Command> start(ActorTestKit kit, CacheDefinition definition) {
+  static ActorRef<Coordinator.Command> start(ActorTestKit kit, CacheDefinition definition) {
     TensorCacheNode.get(kit.system()).register(definition);
     ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
     Cluster cluster = Cluster.get(kit.system());
@@ -48,7 +50,7 @@ public final class SingleNode {
   }
 
   /** Asks for a fill of {@code cacheId} until the coordinator acknowledges it (30 s at most). */
-  public static void startFill(
+  static void startFill(
       ActorTestKit kit, ActorRef<Coordinator.Command> coordinator, String cacheId) {
     TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
     acks.awaitAssert(
@@ -62,7 +64,7 @@ public final class SingleNode {
   }
 
   /** Waits until the coordinator counts every range of its first cache as persisted. */
-  public static void awaitPersisted(
+  static void awaitPersisted(
       ActorTestKit kit, ActorRef<Coordinator.Command> coordinator, Duration within) {
     TestProbe<Coordinator.Status> statuses = kit.createTestProbe();
     statuses.awaitAssert(
@@ -77,7 +79,7 @@ public final class SingleNode {
   }
 
   /** Looks every example of the log-prob cache up: bit for bit the single-process values. */
-  public static void assertAllValues(ActorTestKit kit, TestCache cache) throws Exception {
+  static void assertAllValues(ActorTestKit kit, TestCache cache) throws Exception {
     long[] all = new long[(int) cache.spec.n()];
     for (int i = 0; i < all.length; i++) {
       all[i] = i;
