@@ -146,7 +146,7 @@ def check_rows(ref: CachedReference, dataset: Any, args: Any = None) -> None:
     n = len(dataset)
     d.compare("row count", "n", str(n))
     d.compare("data set rows", "rows_sha256", rows_digest(dataset),
-              f"(the rows' prompt/chosen/rejected; {n} rows given)")
+              f"(the rows' prompt/chosen/rejected/tools/chat_template_kwargs; {n} rows given)")
     if args is not None:
         max_length = getattr(args, "max_length", None)
         d.compare("DPOConfig.max_length", "max_length", str(max_length or 0))

@@ -12,7 +12,6 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.data.RowsDigest;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
@@ -174,7 +173,7 @@ public final class JobOptions {
       Map<String, String> inputs =
           RecordedInputs.of(runner, "builtin", data, spec, fingerprint)
               .put("data_format", data.format().cliName())
-              .put("rows_sha256", RowsDigest.ofPreferences(data.preferences()))
+              .put("rows_sha256", data.textRowsDigest())
               .map();
       Path cacheDir = dataDir().resolve(fingerprint.cacheId());
       writeManifest(cacheDir, runner, data, spec, fingerprint, inputs);

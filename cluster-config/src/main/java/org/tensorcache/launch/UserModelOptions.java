@@ -10,7 +10,6 @@ import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.data.RowsDigest;
 import org.tensorcache.model.hf.ModelDirectory;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
@@ -232,7 +231,7 @@ final class UserModelOptions {
             .put("batch_tokens", Integer.toString(batchTokens))
             .put("memory_bound", Long.toString(budgetSettings().memoryBound()));
     if (raw.format() == DataFormat.TEXT) {
-      inputs.put("rows_sha256", RowsDigest.ofPreferences(raw.preferences()));
+      inputs.put("rows_sha256", raw.textRowsDigest());
     }
     if (user.runner() == UserModel.Runner.LOGPROB) {
       inputs

@@ -57,6 +57,8 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
   private boolean started;
   private JsonNode header;
   private String digest;
+  private final RowsDigest textRows = RowsDigest.create();
+  private String textRowsDigest;
 
   private DatasetReader(String source, InputStream in, DataFormat format) throws IOException {
     this.source = source;
@@ -168,7 +170,11 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
             null);
       }
     }
-    return RowParser.parse(format, node, rows++, new RowParser.Where(source, lineNumber));
+    Example row = RowParser.parse(format, node, rows++, new RowParser.Where(source, lineNumber));
+    if (format == DataFormat.TEXT) {
+      textRows.add(node);
+    }
+    return row;
   }
 
   private JsonNode parse(String line, long number) {
@@ -210,6 +216,24 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
       digest = HexFormat.of().formatHex(sha256.digest());
     }
     return digest;
+  }
+
+  /**
+   * The {@link RowsDigest} of text rows as read, {@code tools} and {@code chat_template_kwargs}
+   * included; null for rows of another format. Complete only once all rows are read.
+   */
+  public String textRowsDigest() {
+    if (format != DataFormat.TEXT) {
+      return null;
+    }
+    if (!done) {
+      throw new IllegalStateException(
+          "rows digest of " + source + " asked before its end was read");
+    }
+    if (textRowsDigest == null) {
+      textRowsDigest = textRows.hex();
+    }
+    return textRowsDigest;
   }
 
   @Override

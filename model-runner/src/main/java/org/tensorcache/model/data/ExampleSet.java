@@ -11,19 +11,32 @@ import java.util.TreeMap;
 
 /**
  * A data set held in memory, with the SHA-256 of its (uncompressed) bytes for fingerprints, the
- * format of its rows, and the scalar values of its header line ({@code {"tensorcache": {...}}}, as
- * the data set preparation script writes it: what the rows were made from), empty without one.
+ * format of its rows, the scalar values of its header line ({@code {"tensorcache": {...}}}, as the
+ * data set preparation script writes it: what the rows were made from), empty without one, and for
+ * text rows read from a file their {@link RowsDigest} as read (null otherwise, see {@link
+ * #textRowsDigest()}).
  */
 public record ExampleSet(
     Path source,
     List<Example> examples,
     String digest,
     DataFormat format,
-    Map<String, String> header) {
+    Map<String, String> header,
+    String rowsDigestAsRead) {
   /** Copies the list and the header; the data set is immutable. */
   public ExampleSet {
     examples = List.copyOf(examples);
     header = Collections.unmodifiableSortedMap(new TreeMap<>(header));
+  }
+
+  /** A data set whose rows were not read from JSON. */
+  public ExampleSet(
+      Path source,
+      List<Example> examples,
+      String digest,
+      DataFormat format,
+      Map<String, String> header) {
+    this(source, examples, digest, format, header, null);
   }
 
   /** A data set without a header. */
@@ -53,13 +66,26 @@ public record ExampleSet(
             file.toString(), 1, "has no rows, expected at least one", null);
       }
       return new ExampleSet(
-          file, examples, reader.digest(), reader.format(), scalars(reader.header()));
+          file,
+          examples,
+          reader.digest(),
+          reader.format(),
+          scalars(reader.header()),
+          reader.textRowsDigest());
     }
   }
 
   /** The same rows turned into others (e.g. tokenized) under the same source and digest. */
   public ExampleSet withExamples(List<? extends Example> rows, DataFormat rowsFormat) {
-    return new ExampleSet(source, List.copyOf(rows), digest, rowsFormat, header);
+    return new ExampleSet(source, List.copyOf(rows), digest, rowsFormat, header, rowsDigestAsRead);
+  }
+
+  /**
+   * The {@link RowsDigest} of the text rows a trainer checks: as read from the file, with every
+   * digested field a row has ({@code tools} too), or else computed from the rows held.
+   */
+  public String textRowsDigest() {
+    return rowsDigestAsRead != null ? rowsDigestAsRead : RowsDigest.ofPreferences(preferences());
   }
 
   /** The header's string, number and boolean values by key; its nulls, lists and objects not. */

@@ -1,5 +1,6 @@
 package org.tensorcache.model.data;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +22,9 @@ import java.util.Map;
  * and not null, encoded ({@code u32} big-endian): a string as {@code s} u32(UTF-8 length) bytes; an
  * integer as {@code i} then its decimal digits as a string; a boolean as {@code t} or {@code f};
  * null as {@code n}; a list as {@code l} u32(count) then each item; a map as {@code m} u32(count)
- * then, by key in code-point order, the key as a string and the value, leaving out null values.
- * Floating-point numbers are refused: Python digests their {@code repr()}, which Java does not
- * spell the same way.
+ * then, by key in code-point order, the key as a string and the value, leaving out null values; a
+ * floating-point number as {@code r} then Python's {@code repr()} of it as a string ({@link
+ * PythonFloat}).
  */
 public final class RowsDigest {
   /** The fields of a row that are digested; the others (ids, scores) are not. */
@@ -71,14 +72,56 @@ public final class RowsDigest {
     return this;
   }
 
+  /**
+   * Adds one row read from JSON, its values as Python's {@code json.loads} gives them: numbers with
+   * a fraction or an exponent as floats, the others as integers.
+   */
+  public RowsDigest add(JsonNode row) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    for (String field : ROW_FIELDS) {
+      JsonNode value = row.get(field);
+      if (value != null && !value.isNull()) {
+        fields.put(field, plain(value));
+      }
+    }
+    encode(fields, sha256);
+    return this;
+  }
+
+  private static Object plain(JsonNode node) {
+    if (node.isTextual()) {
+      return node.textValue();
+    }
+    if (node.isIntegralNumber()) {
+      return node.bigIntegerValue();
+    }
+    if (node.isNumber()) {
+      return node.doubleValue();
+    }
+    if (node.isBoolean()) {
+      return node.booleanValue();
+    }
+    if (node.isArray()) {
+      List<Object> items = new ArrayList<>(node.size());
+      node.forEach(item -> items.add(plain(item)));
+      return items;
+    }
+    if (node.isObject()) {
+      Map<String, Object> entries = new LinkedHashMap<>();
+      node.properties().forEach(e -> entries.put(e.getKey(), plain(e.getValue())));
+      return entries;
+    }
+    return null; // JSON null
+  }
+
   /** The SHA-256 (hex) of the rows added; the digest starts over after it. */
   public String hex() {
     return HexFormat.of().formatHex(sha256.digest());
   }
 
   /**
-   * Feeds {@code value} in the encoding above: a String, Integer, Long, BigInteger, Boolean, null,
-   * List or Map (string keys); anything else is an error naming its type.
+   * Feeds {@code value} in the encoding above: a String, Integer, Long, BigInteger, Double,
+   * Boolean, null, List or Map (string keys); anything else is an error naming its type.
    */
   static void encode(Object value, MessageDigest out) {
     if (value == null) {
@@ -90,6 +133,9 @@ public final class RowsDigest {
     } else if (value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
       out.update((byte) 'i');
       string(value.toString(), out);
+    } else if (value instanceof Double d) {
+      out.update((byte) 'r');
+      string(PythonFloat.repr(d), out);
     } else if (value instanceof Map<?, ?> map) {
       List<Map.Entry<String, Object>> entries = new ArrayList<>();
       for (Map.Entry<?, ?> e : map.entrySet()) {
@@ -120,7 +166,7 @@ public final class RowsDigest {
       throw new IllegalArgumentException(
           "cannot digest a value of type "
               + value.getClass().getSimpleName()
-              + ", expected a String, integer, Boolean, null, List or Map");
+              + ", expected a String, integer, Double, Boolean, null, List or Map");
     }
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -83,12 +84,38 @@ class RowsDigestTest {
     assertTrue(RowsDigest.compareCodePoints("ab", "abc") < 0);
   }
 
+  /** A float is digested as Python's repr() of it. */
   @Test
-  void aFloatIsRefusedNamingItsType() {
+  void floatsAsPythonSpellsThem() {
+    Map<String, Object> row =
+        Map.of(
+            "prompt", "p", "chosen", "c", "rejected", "r", "tools", List.of(0.5, 1e-5, -2.5e16, 3));
+    assertEquals(
+        "e55e56585df0fa1aeccc6a7c5fc9eea89627cad9e31b7c8851df1aa3b5da10c8",
+        RowsDigest.create().add(row).hex());
+  }
+
+  /** JSON rows digest as the rows python's json.loads gives: 1E2 a float, a big number an int. */
+  @Test
+  void jsonRowsAsPythonReadsThem() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    String first =
+        "{\"prompt\": \"p\", \"chosen\": \"c\", \"rejected\": \"r\", \"id\": 7, \"tools\":"
+            + " [{\"name\": \"f\", \"t\": 0.25, \"n\": 3, \"big\": 123456789012345678901,"
+            + " \"e\": 1E2, \"ok\": true, \"none\": null, \"l\": [1, null, \"x\"]}],"
+            + " \"chat_template_kwargs\": {\"enable_thinking\": false}}";
+    String second = "{\"prompt\": \"q\", \"chosen\": \"d\", \"rejected\": \"s\", \"tools\": null}";
+    assertEquals(
+        "9209f319a66b8019239b6b29221924a0027468ca1a87d6ace27b2dd35da8a8a4",
+        RowsDigest.create().add(json.readTree(first)).add(json.readTree(second)).hex());
+  }
+
+  @Test
+  void anotherTypeIsRefusedNamingIt() {
     var e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> RowsDigest.create().add(Map.of("prompt", "p", "tools", List.of(0.5))));
-    assertTrue(e.getMessage().contains("Double"), e.getMessage());
+            () -> RowsDigest.create().add(Map.of("prompt", "p", "tools", List.of(0.5f))));
+    assertTrue(e.getMessage().contains("Float"), e.getMessage());
   }
 }
