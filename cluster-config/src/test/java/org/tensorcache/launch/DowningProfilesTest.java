@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.tensorcache.lease.DatabaseLease;
 
 /**
- * The downing each journal profile chooses, and the relations between the lease's and the
- * resolver's timings that the postgres profile's comments give as the reasons for its numbers.
+ * The downing each journal profile chooses, the relations between the lease's and the resolver's
+ * timings that the postgres profile's comments give as the reasons for its numbers, and how long a
+ * shard caught in a hand-off waits.
  */
 class DowningProfilesTest {
   private static final String SBR = "pekko.cluster.split-brain-resolver";
@@ -103,5 +104,29 @@ class DowningProfilesTest {
             + margin
             + " must cover the other side's attempt and its stop: "
             + otherSideFails.plusSeconds(2));
+  }
+
+  /**
+   * A shard stuck in a hand-off from a node that vanished is allocated again once the hand-off
+   * times out and the next rebalance round runs; a lookup waiting for its values must still be
+   * waiting then (Pekko's default of 60 s is past the lookup timeout).
+   */
+  @Test
+  void aShardStuckInAHandOffGetsAHomeBeforeLookupsGiveUp() {
+    for (List<String> profiles :
+        List.of(List.of("cluster", "h2"), List.of("cluster", "postgres"))) {
+      Config c = NodeLauncher.config(profiles, Map.of(), DIR);
+      Duration stuck =
+          c.getDuration("pekko.cluster.sharding.handoff-timeout")
+              .plus(c.getDuration("pekko.cluster.sharding.rebalance-interval"));
+      Duration lookup = c.getDuration("tensorcache.lookup.timeout");
+      assertTrue(
+          stuck.compareTo(lookup) < 0,
+          profiles
+              + ": handoff-timeout + rebalance-interval "
+              + stuck
+              + " must be under the lookup timeout "
+              + lookup);
+    }
   }
 }
