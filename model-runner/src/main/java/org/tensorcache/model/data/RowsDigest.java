@@ -80,12 +80,11 @@ public final class RowsDigest {
     Map<String, Object> fields = new LinkedHashMap<>();
     for (String field : ROW_FIELDS) {
       JsonNode value = row.get(field);
-      if (value != null && !value.isNull()) {
-        fields.put(field, plain(value));
+      if (value != null) {
+        fields.put(field, plain(value)); // a JSON null is left out by add(Map)
       }
     }
-    encode(fields, sha256);
-    return this;
+    return add(fields);
   }
 
   private static Object plain(JsonNode node) {
