@@ -12,6 +12,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -132,6 +137,15 @@ final class NodeCommand implements Callable<Integer> {
     dns.ifPresent(d -> DnsJoiner.start(system, d, true));
     Signal.handle(
         new Signal("TERM"), s -> CoordinatedShutdown.get(system).runAll(Terminated.BY_SIGNAL));
+    CompletableFuture<Long> lastPhase = new CompletableFuture<>();
+    CoordinatedShutdown.get(system)
+        .addTask(
+            CoordinatedShutdown.PhaseActorSystemTerminate(),
+            "tensorcache-last-phase",
+            () -> {
+              lastPhase.complete(System.nanoTime());
+              return CompletableFuture.completedFuture(Done.getInstance());
+            });
     String address = Cluster.get(system).selfMember().address().toString();
     String endpoint =
         TensorCacheNode.get(system)
@@ -145,7 +159,7 @@ final class NodeCommand implements Callable<Integer> {
                 System.out.printf(
                     "node up: %s roles=%s cache=%s%s%s%n",
                     address, roleList, prepared.definition().cacheId(), endpoint, operations));
-    system.getWhenTerminated().toCompletableFuture().join();
+    awaitTermination(system, lastPhase);
     Optional<CoordinatedShutdown.Reason> reason =
         CoordinatedShutdown.get(system).getShutdownReason();
     String status = Cluster.get(system).selfMember().status().toString();
@@ -163,6 +177,36 @@ final class NodeCommand implements Callable<Integer> {
             + " (member "
             + status
             + ")");
+  }
+
+  /**
+   * Waits until {@code system} has terminated, or until the last phase of its coordinated shutdown
+   * has run for its timeout and a little more. Pekko's exit-jvm, off here so that the exit code is
+   * ours, ends the JVM then too: a node cut off from the others and downed may otherwise wait for
+   * connections to them until the network heals.
+   */
+  private static void awaitTermination(ActorSystem<Void> system, CompletableFuture<Long> lastPhase)
+      throws InterruptedException, ExecutionException {
+    CompletableFuture<?> terminated = system.getWhenTerminated().toCompletableFuture();
+    long bound =
+        CoordinatedShutdown.get(system)
+                .timeout(CoordinatedShutdown.PhaseActorSystemTerminate())
+                .toNanos()
+            + TimeUnit.SECONDS.toNanos(2);
+    while (true) {
+      try {
+        terminated.get(1, TimeUnit.SECONDS);
+        return;
+      } catch (TimeoutException e) {
+        if (lastPhase.isDone() && System.nanoTime() - lastPhase.getNow(0L) > bound) {
+          System.out.printf(
+              "node: the actor system did not terminate within %d ms of the last shutdown phase;"
+                  + " exiting%n",
+              TimeUnit.NANOSECONDS.toMillis(bound));
+          return;
+        }
+      }
+    }
   }
 
   /** The overrides of the lookup port's TLS and token options, checked for completeness. */
