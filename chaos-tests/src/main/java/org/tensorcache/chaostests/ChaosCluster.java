@@ -33,12 +33,15 @@ final class ChaosCluster implements AutoCloseable {
    * Cluster timing of every chaos member (nodes and the members of the test JVM alike, since any of
    * them may lead and down): a crash is detected in about 4 s (heartbeat pause 3 s, the default, so
    * that a busy two-core machine does not suspect live nodes) and removed about 3 s after the
-   * unreachability is stable, instead of the production 7 s plus 5 s. A SIGSTOP lasts until the
-   * victim is removed, so it always outlasts failure detection.
+   * unreachability is stable (3 s), instead of the production 7 s plus 5 s. A SIGSTOP lasts until
+   * the victim is removed, so it always outlasts failure detection.
    */
   static final Map<String, String> TIMING =
       Map.ofEntries(
-          Map.entry("pekko.cluster.split-brain-resolver.stable-after", "2s"),
+          Map.entry("pekko.cluster.split-brain-resolver.stable-after", "3s"),
+          // a member cut off one way is downed alone before the resolver's stable-after runs out
+          // (the lease statement and the downing's gossip within it), as in production
+          Map.entry("tensorcache.downing.cut-off-member-after", "500ms"),
           // as in production: a mass preemption seen over a few seconds must not down everyone
           Map.entry("pekko.cluster.split-brain-resolver.down-all-when-unstable", "15s"),
           Map.entry("pekko.cluster.down-removal-margin", "1s"),
@@ -48,7 +51,7 @@ final class ChaosCluster implements AutoCloseable {
           Map.entry("pekko.cluster.gossip-interval", "500ms"),
           Map.entry("pekko.cluster.sharding.rebalance-interval", "2s"),
           // the downing lease of a holder killed with others must expire before the survivors
-          // decide (heartbeat pause plus stable-after, 5 s here), as with the production 8 s
+          // decide (heartbeat pause plus stable-after, 6 s here), as with the production 8 s
           Map.entry("tensorcache.lease.heartbeat-timeout", "4s"),
           Map.entry("tensorcache.lease.heartbeat-interval", "500ms"),
           // a statement can take seconds on a machine this loaded; a lease not taken in time

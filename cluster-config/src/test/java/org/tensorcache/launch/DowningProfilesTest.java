@@ -11,6 +11,7 @@ import java.util.Map;
 import org.apache.pekko.coordination.lease.TimeoutSettings;
 import org.junit.jupiter.api.Test;
 import org.tensorcache.lease.DatabaseLease;
+import org.tensorcache.lease.LeaseDowningProvider;
 
 /**
  * The downing each journal profile chooses, the relations between the lease's and the resolver's
@@ -24,6 +25,12 @@ class DowningProfilesTest {
   /** The Split Brain Resolver decides on a tick of its own, once a second. */
   private static final Duration RESOLVER_TICK = Duration.ofSeconds(1);
 
+  /** How often the downing of a member cut off one way looks at the records. */
+  private static final Duration CUT_OFF_TICK = Duration.ofMillis(200);
+
+  /** A generous bound on taking the lease: one statement on a warm connection. */
+  private static final Duration LEASE_STATEMENT = Duration.ofSeconds(1);
+
   // how far apart the kills of one wave of spot reclaims may be seen by the survivors
   private static final Duration RECLAIM_WAVE = Duration.ofSeconds(5);
 
@@ -35,6 +42,10 @@ class DowningProfilesTest {
       assertEquals("lease-majority", c.getString(SBR + ".active-strategy"), profiles.toString());
       String lease = c.getString(SBR + ".lease-majority.lease-implementation");
       assertEquals(DatabaseLease.class.getName(), c.getString(lease + ".lease-class"));
+      assertEquals(
+          LeaseDowningProvider.class.getName(),
+          c.getString("pekko.cluster.downing-provider-class"),
+          profiles + ": a member cut off one way must be downed alone, not with the whole cycle");
     }
   }
 
@@ -43,6 +54,10 @@ class DowningProfilesTest {
     for (List<String> profiles : List.of(List.of("cluster", "h2"), List.of("local"))) {
       Config c = NodeLauncher.config(profiles, Map.of(), DIR);
       assertEquals("keep-majority", c.getString(SBR + ".active-strategy"), profiles.toString());
+      assertEquals(
+          "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider",
+          c.getString("pekko.cluster.downing-provider-class"),
+          profiles.toString());
       assertEquals(Duration.ofSeconds(5), c.getDuration("pekko.cluster.down-removal-margin"));
     }
   }
@@ -98,6 +113,25 @@ class DowningProfilesTest {
             + RECLAIM_WAVE
             + " apart, the minority's delay and the lease statement, or the survivors of a mass"
             + " preemption down everyone");
+    // a member that cannot receive: once its records have reached the others, the lowest of them
+    // takes the lease and downs it after cut-off-member-after (looked at every 200 ms); the downing
+    // must reach every member by gossip before the resolvers' stable-after, counted from those
+    // records' arrival, runs out: each then waits stable-after again, and the member is removed
+    Duration cutOff =
+        c.getDuration("tensorcache.downing.cut-off-member-after")
+            .plus(CUT_OFF_TICK)
+            .plus(LEASE_STATEMENT)
+            .plus(c.getDuration("pekko.cluster.gossip-interval"));
+    assertTrue(
+        cutOff.compareTo(stableAfter) < 0,
+        "a member cut off one way must be downed ("
+            + cutOff
+            + ") before the resolver's stable-after "
+            + stableAfter
+            + " runs out and it downs every member of the cycle, the healthy ones too");
+    assertTrue(
+        cutOff.compareTo(stableAfter.plus(delay)) < 0,
+        "and before that member, alone on its side, tries the lease: " + stableAfter.plus(delay));
     assertTrue(
         margin.compareTo(otherSideFails.plusSeconds(2)) >= 0,
         "down-removal-margin "
