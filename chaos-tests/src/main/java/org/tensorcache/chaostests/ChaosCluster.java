@@ -32,9 +32,9 @@ final class ChaosCluster implements AutoCloseable {
   /**
    * Cluster timing of every chaos member (nodes and the members of the test JVM alike, since any of
    * them may lead and down): a crash is detected in about 4 s (heartbeat pause 3 s, the default, so
-   * that a busy two-core machine does not suspect live nodes) and removed about 3 s after the
-   * unreachability is stable (3 s), instead of the production 7 s plus 5 s. A SIGSTOP lasts until
-   * the victim is removed, so it always outlasts failure detection.
+   * that a busy two-core machine does not suspect live nodes) and removed about 4 s after that
+   * (stable-after 3 s, then down-removal-margin 1 s), instead of the production 7 s plus 10 s. A
+   * SIGSTOP lasts until the victim is removed, so it always outlasts failure detection.
    */
   static final Map<String, String> TIMING =
       Map.ofEntries(
