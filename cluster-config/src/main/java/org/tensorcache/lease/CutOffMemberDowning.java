@@ -42,6 +42,9 @@ final class CutOffMemberDowning extends AbstractActorWithTimers {
 
   private static final Object RELEASE = "release";
 
+  /** The longest the lease is held, in release-afters, when the downed member is never removed. */
+  private static final int HOLD_AT_MOST = 4;
+
   private record Taken(UniqueAddress member, boolean taken, Throwable failure) {}
 
   private final Cluster cluster = Cluster.get(getContext().getSystem());
@@ -97,7 +100,11 @@ final class CutOffMemberDowning extends AbstractActorWithTimers {
     return withCommon(receiveBuilder().match(Taken.class, t -> taken(t)));
   }
 
-  /** Holding the lease until {@code member} is removed, and release-after more. */
+  /**
+   * Holding the lease until {@code member} is removed, and release-after more; at most {@link
+   * #HOLD_AT_MOST} release-afters in all, since a lease kept renewed would make every later
+   * decision of another member fail.
+   */
   private Receive holding(UniqueAddress member) {
     return withCommon(
         receiveBuilder()
@@ -163,6 +170,12 @@ final class CutOffMemberDowning extends AbstractActorWithTimers {
     log.info("took the lease: downing {}, cut off one way", t.member().address());
     cluster.down(t.member().address());
     getContext().become(holding(t.member()));
+    // removed already (it downed itself meanwhile, its removal not seen in this state): release
+    // after release-after from now; otherwise the removal shortens this bound
+    boolean gone = !isMember(members(), t.member());
+    getTimers()
+        .startSingleTimer(
+            RELEASE, RELEASE, gone ? releaseAfter : releaseAfter.multipliedBy(HOLD_AT_MOST));
   }
 
   /**
@@ -170,10 +183,7 @@ final class CutOffMemberDowning extends AbstractActorWithTimers {
    * lowest address among the members left, so that one member decides.
    */
   private Optional<UniqueAddress> toDown() {
-    List<Member> members = new ArrayList<>();
-    StreamSupport.stream(cluster.state().getMembers().spliterator(), false)
-        .filter(m -> m.status() == MemberStatus.up() || m.status() == MemberStatus.leaving())
-        .forEach(members::add);
+    List<Member> members = members();
     List<Map.Entry<UniqueAddress, UniqueAddress>> records = new ArrayList<>();
     for (Reachability.Record r : CollectionConverters.asJava(reachability.records())) {
       boolean unreachable =
@@ -187,13 +197,24 @@ final class CutOffMemberDowning extends AbstractActorWithTimers {
     if (cutOff.isEmpty() || cutOff.get().equals(cluster.selfUniqueAddress())) {
       return Optional.empty();
     }
+    // an Up member decides: a leaving one would hand the decision on, its wait started again
     Optional<Member> decider =
         members.stream()
+            .filter(m -> m.status() == MemberStatus.up())
             .filter(m -> !m.uniqueAddress().equals(cutOff.get()))
             .min((a, b) -> Member.addressOrdering().compare(a.address(), b.address()));
     boolean mine =
         decider.isPresent() && decider.get().uniqueAddress().equals(cluster.selfUniqueAddress());
     return mine ? cutOff : Optional.empty();
+  }
+
+  /** The members that may observe or be observed: Up or Leaving. */
+  private List<Member> members() {
+    List<Member> members = new ArrayList<>();
+    StreamSupport.stream(cluster.state().getMembers().spliterator(), false)
+        .filter(m -> m.status() == MemberStatus.up() || m.status() == MemberStatus.leaving())
+        .forEach(members::add);
+    return members;
   }
 
   private static boolean isMember(List<Member> members, UniqueAddress a) {

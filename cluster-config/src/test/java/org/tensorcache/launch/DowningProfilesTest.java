@@ -28,9 +28,6 @@ class DowningProfilesTest {
   /** How often the downing of a member cut off one way looks at the records. */
   private static final Duration CUT_OFF_TICK = Duration.ofMillis(200);
 
-  /** A generous bound on taking the lease: one statement on a warm connection. */
-  private static final Duration LEASE_STATEMENT = Duration.ofSeconds(1);
-
   // how far apart the kills of one wave of spot reclaims may be seen by the survivors
   private static final Duration RECLAIM_WAVE = Duration.ofSeconds(5);
 
@@ -114,13 +111,14 @@ class DowningProfilesTest {
             + " apart, the minority's delay and the lease statement, or the survivors of a mass"
             + " preemption down everyone");
     // a member that cannot receive: once its records have reached the others, the lowest of them
-    // takes the lease and downs it after cut-off-member-after (looked at every 200 ms); the downing
-    // must reach every member by gossip before the resolvers' stable-after, counted from those
-    // records' arrival, runs out: each then waits stable-after again, and the member is removed
+    // takes the lease (within lease-operation-timeout) and downs it after cut-off-member-after
+    // (looked at every 200 ms); the downing must reach every member by gossip before the
+    // resolvers' stable-after, counted from those records' arrival, runs out: each then waits
+    // stable-after again, and the member is removed
     Duration cutOff =
         c.getDuration("tensorcache.downing.cut-off-member-after")
             .plus(CUT_OFF_TICK)
-            .plus(LEASE_STATEMENT)
+            .plus(operation)
             .plus(c.getDuration("pekko.cluster.gossip-interval"));
     assertTrue(
         cutOff.compareTo(stableAfter) < 0,

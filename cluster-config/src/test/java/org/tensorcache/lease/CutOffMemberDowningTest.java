@@ -78,6 +78,9 @@ class CutOffMemberDowningTest {
       assertEquals(MemberStatus.up(), status(systems.get(i), a), "a stays Up");
       assertEquals(MemberStatus.up(), status(systems.get(i), b), "b stays Up");
     }
+    // given back release-after (1 s here) after the removal, or later decisions would all fail
+    await("the cut-off member removed", () -> !isMember(systems.get(0), x));
+    await("the lease given back", MemoryLease.HOLDERS::isEmpty);
   }
 
   @Test
@@ -124,6 +127,7 @@ class CutOffMemberDowningTest {
     o.put("pekko.cluster.split-brain-resolver.lease-majority.lease-name", LEASE);
     o.put("test-lease.lease-class", MemoryLease.class.getName());
     o.put("tensorcache.downing.cut-off-member-after", "500ms");
+    o.put("pekko.cluster.split-brain-resolver.lease-majority.release-after", "1s");
     o.put("pekko.coordinated-shutdown.exit-jvm", "off");
     o.put("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
     Config c =
