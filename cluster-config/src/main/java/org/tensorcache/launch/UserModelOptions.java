@@ -187,14 +187,12 @@ final class UserModelOptions {
    * file is loaded here once (its output is probed) and shared by the node's runners.
    */
   Job prepare(JobOptions job) throws IOException {
+    Truncation truncation = truncation();
+    BudgetSettings settings = budgetSettings();
     Path file = datasetFile();
     UserModel user =
         UserModel.open(
-            modelDir,
-            UserModel.Runner.parse(runner),
-            truncation(),
-            DType.parse(dtype),
-            budgetSettings());
+            modelDir, UserModel.Runner.parse(runner), truncation, DType.parse(dtype), settings);
     ModelDirectory dir = user.directory();
     ExampleSet raw = ExampleSet.load(file, dataFormat());
     ExampleSet rows = user.prepare(raw);

@@ -114,6 +114,21 @@ class CacheIdCommandTest {
       assertEquals(1, refused.code());
       assertEquals("tensorcache cache-id: " + bad.get(2) + "\n", refused.err());
     }
+    for (List<String> bad :
+        List.of(
+            List.of("--batch-tokens", "0", "--batch-tokens 0: expected >= 8"),
+            List.of(
+                "--memory-bound",
+                "lots",
+                "--memory-bound lots: expected a positive number of bytes or e.g. 512m, 2g"),
+            List.of("--memory-bound", "512k", "--memory-bound 512k: expected at least 1m (1 MiB)"),
+            List.of("--max-length", "1", "--max-length 1: expected 0 (no truncation) or >= 2"))) {
+      List<String> args = job("--model-dir", "models/none", "--dataset", "none.jsonl");
+      args.addAll(bad.subList(0, 2));
+      Run refused = run(command("fill", command("--local", args)));
+      assertEquals(1, refused.code());
+      assertEquals("tensorcache fill: " + bad.get(2) + "\n", refused.err());
+    }
     Run micro = run(command("fill", command("--local", job("--micro-batch", "0"))));
     assertEquals("tensorcache fill: --micro-batch 0: expected >= 1\n", micro.err());
     Run timeout = run(command("fill", job("--timeout", "0")));
