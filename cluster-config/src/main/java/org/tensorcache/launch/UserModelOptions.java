@@ -89,7 +89,8 @@ final class UserModelOptions {
       description =
           "Padded tokens per forward pass: a range's sequences are sorted by length and packed"
               + " under it (default: ${DEFAULT-VALUE}, the fastest measured on CPU; on a GPU,"
-              + " raise it with the memory bound).")
+              + " raise it with the memory bound). Part of the cache id: the passes decide the"
+              + " bits.")
   int batchTokens = TokenBudget.DEFAULT_BATCH_TOKENS;
 
   @Option(
@@ -98,7 +99,8 @@ final class UserModelOptions {
       description =
           "Most working memory one forward pass may take beyond the weights, e.g. 512m, 2g:"
               + " passes are packed and the output head chunked to stay under it; a row that"
-              + " cannot fit alone is refused before any compute (default: 2g).")
+              + " cannot fit alone is refused before any compute (default: 2g). Part of the cache"
+              + " id.")
   String memoryBound = "2g";
 
   /** The token budget settings, checked. */
