@@ -22,6 +22,7 @@ import org.tensorcache.launch.JobDefinitions;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
+import org.tensorcache.store.objects.S3ProxyServer;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
 import picocli.CommandLine;
@@ -148,6 +149,44 @@ class ExportCommandTest {
     assertEquals(
         "ranges 3-5, 9 of 12 (examples 3072-6143, 9216-10239) are not filled",
         SegmentExport.notFilled(spec, List.of(3, 4, 5, 9)));
+  }
+
+  @Test
+  void anExportFromObjectStorageFetchesIntoATemporaryDirectoryAndKeepsNothing() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"))) {
+      S3ProxyServer.useAsDefaultCredentials();
+      s3.createBucket("caches");
+      String[] place = {
+        "--segments", "s3://caches/runs", "--s3-endpoint", s3.endpoint().toString()
+      };
+      Run fill =
+          run(
+              command(
+                  "fill", command("--local", command("--micro-batch", command("16", job(place))))));
+      assertEquals(0, fill.code(), fill.err());
+      CacheDefinition d = JobDefinitions.definition(job(place));
+      Path cacheDir = dir.resolve("data").resolve(d.cacheId());
+      deleteTree(cacheDir); // the manifest and the fill's verified copies
+      Path out = dir.resolve("from-s3.safetensors");
+      Run export = run(command("export", job(concat(place, "--out", out.toString()))));
+      assertEquals(0, export.code(), export.err());
+      assertEquals(4, CacheExport.read(out, d.spec(), d.fingerprint()).size());
+      assertFalse(Files.exists(cacheDir), "the export keeps no copies and writes no manifest");
+    }
+  }
+
+  private static String[] concat(String[] first, String... more) {
+    List<String> all = new ArrayList<>(List.of(first));
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
+  }
+
+  private static void deleteTree(Path root) throws Exception {
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Test
