@@ -75,7 +75,7 @@ public final class ChaosMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (faults < 1) {
-      throw new IllegalArgumentException("--faults " + faults + " invalid, expected >= 1");
+      throw new IllegalArgumentException("--faults " + faults + ": expected >= 1");
     }
     Path work = this.work != null ? this.work : Files.createTempDirectory("tensorcache-chaos");
     // each episode's fill meets two partitions and a mass preemption besides, and the episode adds

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.tensorcache.launch.OptionRanges;
 import org.tensorcache.launch.tls.ClusterCertificates;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -104,6 +105,9 @@ final class CertsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    OptionRanges.atLeast("--days", days, 1);
+    OptionRanges.atLeast("--ca-days", caDays, 1);
+    OptionRanges.between("--key-bits", keyBits, 2048, 8192);
     ClusterCertificates.Request request =
         new ClusterCertificates.Request(
             out,
@@ -134,9 +138,7 @@ final class CertsCommand implements Callable<Integer> {
       return names;
     }
     if (clients.count != null) {
-      if (clients.count < 0) {
-        throw new IllegalArgumentException("--clients " + clients.count + ", expected 0 or more");
-      }
+      OptionRanges.atLeast("--clients", clients.count, 0);
       for (int i = 1; i <= clients.count; i++) {
         names.add("client-" + i);
       }

@@ -11,9 +11,11 @@ import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.launch.ClusterFill;
+import org.tensorcache.launch.ComputeOptions;
 import org.tensorcache.launch.Job;
 import org.tensorcache.launch.JobOptions;
 import org.tensorcache.launch.NodeLauncher;
+import org.tensorcache.launch.OptionRanges;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
@@ -36,6 +38,7 @@ final class DemoCommand implements Callable<Integer> {
   private static final Duration START = Duration.ofSeconds(120);
 
   @Mixin JobOptions job;
+  @Mixin ComputeOptions compute;
 
   @Option(
       names = "--dpo-steps",
@@ -72,14 +75,17 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    OptionRanges.atLeast("--dpo-steps", dpoSteps, 1);
+    OptionRanges.atLeast("--batch-size", batchSize, 1);
+    OptionRanges.atLeast("--checkpoint-every", checkpointEvery, 1);
     if (preemptAt <= checkpointEvery || preemptAt >= dpoSteps) {
       throw new IllegalArgumentException(
           String.format(
-              "--preempt-at %d invalid, expected a step after the first checkpoint (%d) and before"
+              "--preempt-at %d: expected a step after the first checkpoint (%d) and before"
                   + " --dpo-steps %d",
               preemptAt, checkpointEvery, dpoSteps));
     }
-    Job prepared = job.prepare();
+    Job prepared = job.prepare(compute);
     String cacheId = prepared.fingerprint().cacheId();
     DemoReport r = new DemoReport(prepared.spec().n());
     System.out.printf(
@@ -139,7 +145,7 @@ final class DemoCommand implements Callable<Integer> {
 
   /** Writes the export from the verified segments (again only when a segment is newer). */
   private static Path export(Job job) throws Exception {
-    Path export = SegmentExport.defaultFile(job);
+    Path export = SegmentExport.defaultFile(job.cacheDir());
     SegmentStore store =
         SegmentStore.open(job.definition().segmentDir(), job.spec(), job.fingerprint());
     long newest = 0;

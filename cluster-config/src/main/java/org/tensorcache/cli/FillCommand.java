@@ -5,8 +5,9 @@ import java.util.concurrent.Callable;
 import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.launch.ClientNode;
 import org.tensorcache.launch.ClusterFill;
-import org.tensorcache.launch.Job;
+import org.tensorcache.launch.ComputeOptions;
 import org.tensorcache.launch.JobOptions;
+import org.tensorcache.launch.OptionRanges;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Option;
 final class FillCommand implements Callable<Integer> {
 
   @Mixin JobOptions job;
+  @Mixin ComputeOptions compute;
   @Mixin ClusterOptions cluster;
 
   @Option(
@@ -37,13 +39,13 @@ final class FillCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Job prepared = job.prepare();
     if (local) {
-      LocalFillRun.run(prepared);
+      LocalFillRun.run(job.prepare(compute));
       return 0;
     }
-    Duration timeout = Duration.ofSeconds(timeoutSeconds);
-    String cacheId = prepared.definition().cacheId();
+    Duration timeout = OptionRanges.seconds("--timeout", timeoutSeconds);
+    // the nodes compute: this member only needs the cache id, and writes no cache of its own
+    String cacheId = job.identifyMakingInputs().cacheId();
     try (ClientNode client = cluster.join(job.dataDir(), timeout)) {
       CacheStatus first =
           ClusterFill.status(client.node().system(), client.node().coordinator(), cacheId);

@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       FillCommand.class,
       ExportCommand.class,
+      CacheIdCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -21,12 +21,14 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.cache.TensorCacheNode;
+import org.tensorcache.launch.ComputeOptions;
 import org.tensorcache.launch.DnsJoiner;
 import org.tensorcache.launch.DnsSeeds;
 import org.tensorcache.launch.HostPort;
 import org.tensorcache.launch.Job;
 import org.tensorcache.launch.JobOptions;
 import org.tensorcache.launch.NodeLauncher;
+import org.tensorcache.launch.OptionRanges;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -49,6 +51,7 @@ final class NodeCommand implements Callable<Integer> {
   }
 
   @Mixin JobOptions job;
+  @Mixin ComputeOptions compute;
   @Mixin ClusterOptions cluster;
   @Mixin OpsOptions ops;
 
@@ -105,9 +108,8 @@ final class NodeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     List<String> roleList = parseRoles(roles);
     HostPort.checkPort(port, "--port");
-    if (lookupPort != null && (lookupPort < 0 || lookupPort > 65535)) {
-      throw new IllegalArgumentException(
-          "--lookup-port " + lookupPort + " out of range, expected 1..65535 or 0 (any free port)");
+    if (lookupPort != null) {
+      OptionRanges.port("--lookup-port", lookupPort, true);
     }
     Map<String, Object> served = ops.overrides(cluster.host); // checked before anything is made
     Optional<DnsSeeds> dns = cluster.dns(port);
@@ -117,7 +119,7 @@ final class NodeCommand implements Callable<Integer> {
             ? List.of()
             : cluster.seeds(List.of()).stream().map(HostPort::toString).toList();
     Map<String, Object> settings = cluster.overrides();
-    Job prepared = job.prepare();
+    Job prepared = job.prepare(compute);
     Map<String, Object> overrides =
         new HashMap<>(NodeLauncher.clusterOverrides(cluster.host, port, seeds, roleList));
     if (dns.isPresent()) {

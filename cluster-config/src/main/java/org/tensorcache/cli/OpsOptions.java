@@ -3,6 +3,7 @@ package org.tensorcache.cli;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.tensorcache.launch.OptionRanges;
 import org.tensorcache.ops.Operations;
 import picocli.CommandLine.Option;
 
@@ -58,9 +59,6 @@ final class OpsOptions {
   }
 
   private static void check(int port, String option) {
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException(
-          option + " " + port + " out of range, expected 1..65535 or 0 (any free port)");
-    }
+    OptionRanges.port(option, port, true);
   }
 }

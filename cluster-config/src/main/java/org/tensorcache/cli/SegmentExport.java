@@ -5,15 +5,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.launch.CacheIdentity;
 import org.tensorcache.launch.Job;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
 
 /**
  * A filled cache written as one safetensors file ({@link CacheExport}) from its segments on disk,
@@ -32,8 +35,8 @@ final class SegmentExport {
    * Where a job's export goes unless told otherwise: {@code <data-dir>/<cache-id>/}{@value
    * #FILE_NAME}.
    */
-  static Path defaultFile(Job job) {
-    return job.cacheDir().resolve(FILE_NAME);
+  static Path defaultFile(Path cacheDir) {
+    return cacheDir.resolve(FILE_NAME);
   }
 
   /**
@@ -42,8 +45,29 @@ final class SegmentExport {
    * filled (no segment, a rejected one, or one with missing examples) and writes nothing then.
    */
   static long write(Job job, Path file) throws IOException {
-    CacheSpec spec = job.spec();
-    Segments store = job.definition().segments();
+    return write(
+        job.spec(),
+        job.fingerprint(),
+        job.definition().segments(),
+        job.definition().inputs(),
+        file);
+  }
+
+  /**
+   * As {@link #write(Job, Path)}, for the cache {@code id} whose segments are {@code store};
+   * nothing is loaded but the segments.
+   */
+  static long write(CacheIdentity id, Segments store, Path file) throws IOException {
+    return write(id.spec(), id.fingerprint(), store, id.inputs(), file);
+  }
+
+  private static long write(
+      CacheSpec spec,
+      Fingerprint fingerprint,
+      Segments store,
+      Map<String, String> inputs,
+      Path file)
+      throws IOException {
     List<Block> blocks = new ArrayList<>(spec.rangeCount());
     List<Integer> unfilled = new ArrayList<>();
     String rejection = null;
@@ -72,7 +96,7 @@ final class SegmentExport {
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    CacheExport.write(file, spec, job.fingerprint(), job.definition().inputs(), blocks);
+    CacheExport.write(file, spec, fingerprint, inputs, blocks);
     return Files.size(file);
   }
 

@@ -10,6 +10,7 @@ import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.launch.ClientNode;
 import org.tensorcache.launch.HostPort;
 import org.tensorcache.launch.JobOptions;
+import org.tensorcache.launch.OptionRanges;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -41,7 +42,7 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Duration timeout = Duration.ofSeconds(timeoutSeconds);
+    Duration timeout = OptionRanges.seconds("--timeout", timeoutSeconds);
     try (ClientNode client = cluster.join(job.dataDir(), timeout)) {
       Coordinator.Status status = client.status(timeout);
       print(client.members(), status);

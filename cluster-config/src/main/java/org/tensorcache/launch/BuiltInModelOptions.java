@@ -1,5 +1,8 @@
 package org.tensorcache.launch;
 
+import java.nio.file.Path;
+import org.tensorcache.model.lm.LmConfig;
+import org.tensorcache.model.text.ByteTokenizer;
 import picocli.CommandLine.Option;
 
 /**
@@ -7,9 +10,6 @@ import picocli.CommandLine.Option;
  * set; a job on a model directory of the user's takes none of them.
  */
 final class BuiltInModelOptions {
-  /** Examples per forward pass of the built-in model by default. */
-  static final int DEFAULT_MICRO_BATCH = 64;
-
   @Option(
       names = "--hidden",
       paramLabel = "N",
@@ -60,17 +60,37 @@ final class BuiltInModelOptions {
       description = "Seed of the synthetic data set (default: ${DEFAULT-VALUE}).")
   long dataSeed;
 
-  @Option(
-      names = "--micro-batch",
-      paramLabel = "N",
-      description =
-          "Examples per forward pass (default: "
-              + DEFAULT_MICRO_BATCH
-              + "). A model of yours packs passes by --batch-tokens instead.")
-  Integer microBatch;
+  /** The model's sizes and seed, checked. */
+  LmConfig config() {
+    return new LmConfig(
+        ByteTokenizer.VOCAB_SIZE,
+        OptionRanges.between("--embed", embed, 1, 65_536),
+        OptionRanges.between("--hidden", hidden, 1, 65_536),
+        OptionRanges.between("--layers", layers, 2, 16),
+        modelSeed);
+  }
 
-  /** The micro-batch: as given, or the default. */
-  int microBatch() {
-    return microBatch == null ? DEFAULT_MICRO_BATCH : microBatch;
+  /** The longest prompt+response, checked. */
+  int maxSeqLen() {
+    return OptionRanges.atLeast("--max-seq-len", maxSeqLen, 4);
+  }
+
+  /** The size of the synthetic data set, checked. */
+  int examples() {
+    return OptionRanges.atLeast("--examples", examples, 1);
+  }
+
+  /** Where the model of these sizes and seed is saved under {@code dataDir}. */
+  Path modelDir(Path dataDir) {
+    return dataDir
+        .resolve("models")
+        .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", embed, hidden, layers, modelSeed));
+  }
+
+  /** Where the synthetic data set of this size and seed is written under {@code dataDir}. */
+  Path datasetFile(Path dataDir) {
+    return dataDir
+        .resolve("datasets")
+        .resolve("synthetic-s" + dataSeed + "-n" + examples + ".jsonl");
   }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -21,6 +22,7 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.slf4j.LoggerFactory;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
 
@@ -29,6 +31,9 @@ import org.tensorcache.actors.lookup.LookupActor;
  * what {@code status} and {@code fill} run on.
  */
 public final class ClientNode implements AutoCloseable {
+  /** The logger of Pekko's stream log stages, Artery's outbound connections' among them. */
+  private static final String STREAM_LOGGER = "org.apache.pekko.stream.Materializer";
+
   private final NodeLauncher.Node node;
 
   private ClientNode(NodeLauncher.Node node) {
@@ -224,15 +229,43 @@ public final class ClientNode implements AutoCloseable {
     }
   }
 
-  /** Leaves the cluster and stops this member (bounded). */
+  /**
+   * Leaves the cluster, waits until this member is removed, and stops it (bounded); a clean leave
+   * logs no warning ({@link #quietTransportStop}).
+   */
   @Override
   public void close() {
-    CoordinatedShutdown.get(node.system())
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(node.system());
+    shutdown.addTask(
+        CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+        "tensorcache-quiet-transport-stop",
+        () -> {
+          quietTransportStop();
+          return CompletableFuture.completedFuture(Done.getInstance());
+        });
+    shutdown
         .runAll(CoordinatedShutdown.clusterLeavingReason())
         .toCompletableFuture()
         .orTimeout(30, TimeUnit.SECONDS)
         .exceptionally(e -> null)
         .join();
     NodeLauncher.stop(node.system());
+  }
+
+  /**
+   * Once this member has left and been removed (and only then), lowers to ERROR the logger that
+   * Artery's outbound connections log their end through. Stopping the actor system stops the
+   * transport, which aborts each outbound TCP connection; Pekko then logs the first end of each at
+   * WARN ("[outbound connection to ...] Upstream failed, cause: StreamTcpException: The connection
+   * has been aborted"), though nothing failed. After a clean removal nothing is left to send, and
+   * the process exits right after; a leave that did not complete keeps every warning.
+   */
+  private void quietTransportStop() {
+    if (Cluster.get(node.system()).selfMember().status() != MemberStatus.removed()) {
+      return;
+    }
+    if (LoggerFactory.getLogger(STREAM_LOGGER) instanceof ch.qos.logback.classic.Logger logger) {
+      logger.setLevel(ch.qos.logback.classic.Level.ERROR);
+    }
   }
 }

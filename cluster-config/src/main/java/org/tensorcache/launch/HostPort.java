@@ -46,7 +46,7 @@ public record HostPort(String host, int port) {
   /** Throws naming {@code port} unless it is 1..65535. */
   public static void checkPort(int port, String what) {
     if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException(what + " " + port + " out of range, expected 1..65535");
+      throw OptionRanges.invalid(what, port, "1..65535");
     }
   }
 

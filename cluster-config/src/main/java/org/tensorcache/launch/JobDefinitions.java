@@ -17,6 +17,7 @@ public final class JobDefinitions {
   @Command(name = "job")
   static final class Args {
     @Mixin JobOptions job;
+    @Mixin ComputeOptions compute;
   }
 
   /**
@@ -26,6 +27,6 @@ public final class JobDefinitions {
   public static CacheDefinition definition(String... jobArgs) throws IOException {
     Args args = new Args();
     new CommandLine(args).parseArgs(jobArgs);
-    return args.job.prepare().definition();
+    return args.job.prepare(args.compute).definition();
   }
 }

@@ -9,21 +9,26 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
-import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
-import org.tensorcache.model.text.ByteTokenizer;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
-/** What decides a cache: data set, model and layout; makes the seeded ones when missing. */
+/**
+ * What decides a cache, and so its id: data set, model, layout and where its segments are kept.
+ * {@link #identify} derives the id from file digests and settings alone; {@link #prepare} makes the
+ * seeded data set and model when missing, loads the model and derives what a node registers.
+ */
 public final class JobOptions {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -105,130 +110,186 @@ public final class JobOptions {
     return cache.dataDir;
   }
 
-  /** The data set: the given file, or the seeded synthetic one (made when missing). */
-  ExampleSet dataset() throws IOException {
-    Path file = userModel.dataset;
-    if (file == null) {
-      long seed = builtIn.dataSeed;
-      int examples = builtIn.examples;
-      file =
-          dataDir().resolve("datasets").resolve("synthetic-s" + seed + "-n" + examples + ".jsonl");
-      if (!Files.exists(file)) {
-        System.out.printf("making data set %s (%d examples, seed %d)%n", file, examples, seed);
-        SyntheticPreferences.write(file, seed, examples);
+  /** Where the built-in reference model of these sizes and seed is saved. */
+  public Path modelDir() {
+    return builtIn.modelDir(dataDir());
+  }
+
+  /**
+   * The cache these options identify, from the digests of the data set and model files and the
+   * settings: no model is loaded and nothing is written. The built-in model and synthetic data set
+   * must have been made (by {@code fill}, {@code node} or {@code demo}).
+   */
+  public CacheIdentity identify() throws IOException {
+    return identify(false);
+  }
+
+  /**
+   * As {@link #identify()}, first making the built-in model and synthetic data set when missing:
+   * their digests decide the id, and only making them gives the digests.
+   */
+  public CacheIdentity identifyMakingInputs() throws IOException {
+    return identify(true);
+  }
+
+  private CacheIdentity identify(boolean make) throws IOException {
+    segmentPlace(); // a malformed option fails before anything is read
+    rangeSize();
+    if (userModel.given()) {
+      return userModel.identify(this);
+    }
+    builtIn.config();
+    builtIn.maxSeqLen();
+    userModel.checkUnused();
+    ExampleSet data = dataset(make);
+    Path dir = modelDir();
+    if (!TinyLm.exists(dir)) {
+      if (!make) {
+        throw new IllegalArgumentException(
+            "no reference model in "
+                + dir
+                + ": expected the one fill, node or demo makes on first use with these options");
       }
-    } else if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("data set " + file + " is not a file");
+      makeModel(dir);
+    }
+    RunnerIdentity runner =
+        ReferenceLogprobRunner.identity(
+            TinyLm.savedConfig(dir), TinyLm.savedWeightsDigest(dir), builtIn.maxSeqLen());
+    return identity(
+        runner,
+        "builtin",
+        data,
+        in ->
+            in.put("data_format", data.format().cliName())
+                .put("rows_sha256", data.textRowsDigest()));
+  }
+
+  /** What a cache's inputs record beyond those of every cache. */
+  @FunctionalInterface
+  interface MoreInputs {
+    RecordedInputs add(RecordedInputs inputs) throws IOException;
+  }
+
+  /** The identity of the cache of what {@code runner} computes for {@code data}. */
+  CacheIdentity identity(RunnerIdentity runner, String kind, ExampleSet data, MoreInputs more)
+      throws IOException {
+    CacheSpec spec = new CacheSpec(cache.cacheName, data.size(), runner.fields(), rangeSize());
+    Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
+    Map<String, String> inputs =
+        more.add(RecordedInputs.of(runner, kind, data, spec, fingerprint)).map();
+    return new CacheIdentity(
+        data, runner, spec, fingerprint, dataDir().resolve(fingerprint.cacheId()), inputs);
+  }
+
+  private int rangeSize() {
+    return OptionRanges.between("--range-size", cache.rangeSize, 1, 1 << 24);
+  }
+
+  /** The data set: the given file, or the seeded synthetic one (made when missing if asked). */
+  private ExampleSet dataset(boolean make) throws IOException {
+    Path file = builtIn.datasetFile(dataDir());
+    if (userModel.dataset != null) {
+      file = userModel.dataset;
+      if (!Files.isRegularFile(file)) {
+        throw new IllegalArgumentException("data set " + file + " is not a file");
+      }
+    } else if (!Files.exists(file)) {
+      int examples = builtIn.examples();
+      if (!make) {
+        throw new IllegalArgumentException(
+            "no data set "
+                + file
+                + ": expected the synthetic one fill, node or demo makes on first use with these"
+                + " options");
+      }
+      System.out.printf(
+          "making data set %s (%d examples, seed %d)%n", file, examples, builtIn.dataSeed);
+      SyntheticPreferences.write(file, builtIn.dataSeed, examples);
     }
     return ExampleSet.load(file, DataFormat.TEXT);
   }
 
-  /** The reference model of these sizes and seed, made and saved when missing. */
-  TinyLm model() throws IOException {
-    BuiltInModelOptions b = builtIn;
-    LmConfig config =
-        new LmConfig(ByteTokenizer.VOCAB_SIZE, b.embed, b.hidden, b.layers, b.modelSeed);
-    Path dir = modelDir();
-    if (TinyLm.exists(dir)) {
-      return TinyLm.load(dir);
-    }
+  private void makeModel(Path dir) throws IOException {
     System.out.printf("making reference model %s%n", dir);
-    TinyLm lm = TinyLm.create(config);
-    lm.save(dir);
-    return lm;
-  }
-
-  /** Where the reference model of these sizes and seed is saved. */
-  public Path modelDir() {
-    BuiltInModelOptions b = builtIn;
-    return dataDir()
-        .resolve("models")
-        .resolve(String.format("tinylm-e%d-h%d-l%d-s%d", b.embed, b.hidden, b.layers, b.modelSeed));
-  }
-
-  /** A reference log-prob runner over a fresh copy of the saved model. */
-  ModelRunner newRunner() {
-    try {
-      return new ReferenceLogprobRunner(TinyLm.load(modelDir()), microBatch(), builtIn.maxSeqLen);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    try (TinyLm lm = TinyLm.create(builtIn.config())) {
+      lm.save(dir);
     }
   }
 
   /**
-   * Makes or loads the data set and the model and derives the cache: spec, fingerprint, and the
-   * definition a node registers (its runners load the saved model, one per compute thread).
+   * Makes or reads the data set and the model, loads the model and derives the cache: spec,
+   * fingerprint, and the definition a node registers (its runners load the saved model, one per
+   * compute thread); writes {@code cache.json} into the cache's directory.
    */
-  public Job prepare() throws IOException {
-    segmentPlace(); // a malformed --segments fails before any model loads
+  public Job prepare(ComputeOptions compute) throws IOException {
     if (userModel.given()) {
+      compute.checkUserModel();
+      segmentPlace();
+      rangeSize();
       return userModel.prepare(this);
     }
-    userModel.checkUnused();
-    ExampleSet data = dataset();
-    model().close();
-    try (ModelRunner runner = newRunner()) {
-      CacheSpec spec = spec(runner, data);
-      Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
-      Map<String, String> inputs =
-          RecordedInputs.of(runner, "builtin", data, spec, fingerprint)
-              .put("data_format", data.format().cliName())
-              .put("rows_sha256", data.textRowsDigest())
-              .map();
-      Path cacheDir = dataDir().resolve(fingerprint.cacheId());
-      writeManifest(cacheDir, runner, data, spec, fingerprint, inputs);
-      CacheDefinition definition =
-          new CacheDefinition(
-                  spec,
-                  fingerprint,
-                  data,
-                  this::newRunner,
-                  cacheDir.resolve("segments"),
-                  microBatch())
-              .withInputs(inputs);
-      return new Job(data, spec, fingerprint, cacheDir, segmentPlace().apply(definition));
+    int microBatch = compute.microBatch();
+    CacheIdentity id = identify(true);
+    int maxSeqLen = builtIn.maxSeqLen();
+    Path dir = modelDir();
+    Supplier<ModelRunner> runners =
+        () -> {
+          try {
+            return new ReferenceLogprobRunner(TinyLm.load(dir), microBatch, maxSeqLen);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
+    try (ModelRunner runner = runners.get()) {
+      id.runner().check(runner);
     }
-  }
-
-  /** The built-in model's micro-batch. */
-  int microBatch() {
-    return builtIn.microBatch();
-  }
-
-  CacheSpec spec(ModelRunner runner, ExampleSet data) {
-    return new CacheSpec(cache.cacheName, data.size(), runner.fields(), cache.rangeSize);
+    return job(id, id.data(), runners, BatchPlanner.fixed(microBatch));
   }
 
   /**
-   * Writes what the cache was made from, for people reading the data directory; {@code inputs}
+   * The job of {@code id} over {@code rows} (the data set as the runners take it), with its
+   * manifest written.
+   */
+  Job job(CacheIdentity id, ExampleSet rows, Supplier<ModelRunner> runners, BatchPlanner planner)
+      throws IOException {
+    writeManifest(id);
+    CacheDefinition definition =
+        new CacheDefinition(
+                id.spec(),
+                id.fingerprint(),
+                rows,
+                runners,
+                id.cacheDir().resolve("segments"),
+                planner)
+            .withInputs(id.inputs());
+    return new Job(
+        rows, id.spec(), id.fingerprint(), id.cacheDir(), segmentPlace().apply(definition));
+  }
+
+  /**
+   * Writes what the cache was made from, for people reading the data directory; the recorded inputs
    * under {@code "inputs"}, as a trainer checks them.
    */
-  void writeManifest(
-      Path cacheDir,
-      ModelRunner runner,
-      ExampleSet data,
-      CacheSpec spec,
-      Fingerprint fp,
-      Map<String, String> inputs)
-      throws IOException {
+  private static void writeManifest(CacheIdentity id) throws IOException {
+    RunnerIdentity runner = id.runner();
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cache_id", fp.cacheId());
-    m.put("fingerprint", fp.hex());
+    m.put("cache_id", id.cacheId());
+    m.put("fingerprint", id.fingerprint().hex());
     m.put("runner", runner.id() + "/" + runner.version());
     m.put("weights_sha256", runner.weightsDigest());
-    m.put("dataset", data.source().toString());
-    m.put("dataset_sha256", data.digest());
+    m.put("dataset", id.data().source().toString());
+    m.put("dataset_sha256", id.data().digest());
     m.put("parameters", runner.parameters());
-    m.put("n", spec.n());
-    m.put("range_size", spec.rangeSize());
-    m.put("fields", spec.fields().stream().map(Object::toString).toList());
-    m.put("inputs", inputs);
-    Files.createDirectories(cacheDir);
-    Path tmp = Files.createTempFile(cacheDir, ".tmp-", ".json");
+    m.put("n", id.spec().n());
+    m.put("range_size", id.spec().rangeSize());
+    m.put("fields", id.spec().fields().stream().map(Object::toString).toList());
+    m.put("inputs", id.inputs());
+    Files.createDirectories(id.cacheDir());
+    Path tmp = Files.createTempFile(id.cacheDir(), ".tmp-", ".json");
     JSON.writeValue(tmp.toFile(), m);
     Files.move(
         tmp,
-        cacheDir.resolve("cache.json"),
+        id.cacheDir().resolve("cache.json"),
         StandardCopyOption.ATOMIC_MOVE,
         StandardCopyOption.REPLACE_EXISTING);
   }

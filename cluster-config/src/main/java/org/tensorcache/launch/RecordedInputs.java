@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
@@ -33,7 +33,11 @@ final class RecordedInputs {
    * {@code embedding} or {@code builtin}) and the data file.
    */
   static RecordedInputs of(
-      ModelRunner runner, String kind, ExampleSet data, CacheSpec spec, Fingerprint fingerprint) {
+      RunnerIdentity runner,
+      String kind,
+      ExampleSet data,
+      CacheSpec spec,
+      Fingerprint fingerprint) {
     return new RecordedInputs()
         .put("cache_id", fingerprint.cacheId())
         .put("fingerprint", fingerprint.hex())

@@ -11,6 +11,7 @@ import org.tensorcache.store.objects.ObjectLocation;
 import org.tensorcache.store.objects.ObjectStorage;
 import org.tensorcache.store.objects.ObjectStoreSettings;
 import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
 
 /**
  * Where a job's segments are kept ({@code --segments}): beside the cache in the data directory (the
@@ -93,6 +94,20 @@ public final class SegmentPlace {
     }
     Path dir = directory.resolve(cache.cacheId());
     return cache.withSegments(SegmentStore.at(dir, cache.spec(), cache.fingerprint()), dir);
+  }
+
+  /**
+   * The segments of the cache {@code id} as kept here, for reading them: a directory is not
+   * created; object storage keeps verified copies in {@code copies}.
+   */
+  public Segments segments(CacheIdentity id, Path copies) throws IOException {
+    if (objects != null) {
+      ObjectStorage storage = OPEN.computeIfAbsent(settings, SegmentPlace::connect);
+      return storage.segments(objects.resolve(id.cacheId()), copies, id.spec(), id.fingerprint());
+    }
+    Path dir =
+        directory == null ? id.cacheDir().resolve("segments") : directory.resolve(id.cacheId());
+    return SegmentStore.at(dir, id.spec(), id.fingerprint());
   }
 
   private static ObjectStorage connect(ObjectStoreSettings settings) {

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
@@ -14,10 +12,10 @@ import org.tensorcache.model.hf.ModelDirectory;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.usermodel.UserModel;
-import org.tensorcache.store.spec.CacheSpec;
-import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.model.usermodel.UserModelIdentity;
 import picocli.CommandLine.Option;
 
 /**
@@ -91,7 +89,8 @@ final class UserModelOptions {
       description =
           "Padded tokens per forward pass: a range's sequences are sorted by length and packed"
               + " under it (default: ${DEFAULT-VALUE}, the fastest measured on CPU; on a GPU,"
-              + " raise it with the memory bound).")
+              + " raise it with the memory bound). Part of the cache id: the passes decide the"
+              + " bits.")
   int batchTokens = TokenBudget.DEFAULT_BATCH_TOKENS;
 
   @Option(
@@ -100,12 +99,32 @@ final class UserModelOptions {
       description =
           "Most working memory one forward pass may take beyond the weights, e.g. 512m, 2g:"
               + " passes are packed and the output head chunked to stay under it; a row that"
-              + " cannot fit alone is refused before any compute (default: 2g).")
+              + " cannot fit alone is refused before any compute (default: 2g). Part of the cache"
+              + " id.")
   String memoryBound = "2g";
 
-  /** The token budget settings. */
+  /** The token budget settings, checked. */
   BudgetSettings budgetSettings() {
-    return new BudgetSettings(batchTokens, BudgetSettings.parseBytes(memoryBound));
+    OptionRanges.atLeast("--batch-tokens", batchTokens, TokenBudget.STEP_MULTIPLE);
+    long bound;
+    try {
+      bound = BudgetSettings.parseBytes(memoryBound);
+    } catch (IllegalArgumentException e) {
+      throw OptionRanges.invalid(
+          "--memory-bound", memoryBound, "a positive number of bytes or e.g. 512m, 2g");
+    }
+    if (bound < (1L << 20)) {
+      throw OptionRanges.invalid("--memory-bound", memoryBound, "at least 1m (1 MiB)");
+    }
+    return new BudgetSettings(batchTokens, bound);
+  }
+
+  /** The truncation, checked. */
+  private Truncation truncation() {
+    if (maxLength != 0 && maxLength < 2) {
+      throw OptionRanges.invalid("--max-length", maxLength, "0 (no truncation) or >= 2");
+    }
+    return new Truncation(maxLength, Truncation.Mode.parse(truncationMode));
   }
 
   /** Whether the job runs on a user's model. */
@@ -135,38 +154,53 @@ final class UserModelOptions {
     return format == null ? null : DataFormat.parse(format);
   }
 
+  /** The data set file, checked. */
+  private Path datasetFile() {
+    if (dataset == null) {
+      throw new IllegalArgumentException("--model-dir needs --dataset FILE (JSONL, plain or .gz)");
+    }
+    if (!Files.isRegularFile(dataset)) {
+      throw new IllegalArgumentException("data set " + dataset + " is not a file");
+    }
+    return dataset;
+  }
+
+  /**
+   * The cache of these options, from the digests of the model directory's files and the data set
+   * and the settings: neither the model nor the tokenizer is loaded, nothing is written.
+   */
+  CacheIdentity identify(JobOptions job) throws IOException {
+    Truncation truncation = truncation();
+    BudgetSettings settings = budgetSettings();
+    Path file = datasetFile();
+    ModelDirectory dir = ModelDirectory.open(modelDir);
+    UserModel.Runner kind = UserModel.Runner.parse(runner);
+    DType type = DType.parse(dtype);
+    ExampleSet raw = ExampleSet.load(file, dataFormat());
+    return job.identity(
+        UserModelIdentity.of(dir, kind, truncation, type, settings, raw.format()),
+        kind.cliName(),
+        raw,
+        in -> inputs(in, dir, kind, raw));
+  }
+
   /**
    * Opens the model directory and the data set, checks every row and derives the cache; the model
    * file is loaded here once (its output is probed) and shared by the node's runners.
    */
   Job prepare(JobOptions job) throws IOException {
-    if (dataset == null) {
-      throw new IllegalArgumentException("--model-dir needs --dataset FILE (JSONL, plain or .gz)");
-    }
-    if (job.builtIn.microBatch != null) {
-      throw new IllegalArgumentException(
-          "--micro-batch "
-              + job.builtIn.microBatch
-              + " is the built-in model's; with --model-dir forward passes are packed by"
-              + " --batch-tokens (and --memory-bound)");
-    }
-    if (!Files.isRegularFile(dataset)) {
-      throw new IllegalArgumentException("data set " + dataset + " is not a file");
-    }
-    Truncation truncation = new Truncation(maxLength, Truncation.Mode.parse(truncationMode));
+    Truncation truncation = truncation();
+    BudgetSettings settings = budgetSettings();
+    Path file = datasetFile();
     UserModel user =
         UserModel.open(
-            modelDir,
-            UserModel.Runner.parse(runner),
-            truncation,
-            DType.parse(dtype),
-            budgetSettings());
+            modelDir, UserModel.Runner.parse(runner), truncation, DType.parse(dtype), settings);
     ModelDirectory dir = user.directory();
-    ExampleSet raw = ExampleSet.load(dataset, dataFormat());
+    ExampleSet raw = ExampleSet.load(file, dataFormat());
     ExampleSet rows = user.prepare(raw);
     System.out.printf(
         "data set %s: %d %s rows, every row fits %s (%s, tokenizer of %d ids)%n",
-        dataset,
+        file,
         rows.size(),
         raw.format().cliName(),
         dir,
@@ -190,24 +224,14 @@ final class UserModelOptions {
     System.out.printf(
         "forward passes: %s per compute thread (--batch-tokens, --memory-bound)%n  %s%n",
         user.budget().describe(), user.pathDescription());
+    RunnerIdentity identity = user.identity(raw.format());
+    CacheIdentity id =
+        job.identity(
+            identity, user.runner().cliName(), raw, in -> inputs(in, dir, user.runner(), raw));
     try (ModelRunner runner = user.newRunner(raw.format())) {
-      CacheSpec spec =
-          new CacheSpec(job.cache.cacheName, rows.size(), runner.fields(), job.cache.rangeSize);
-      Fingerprint fingerprint = CacheDefinition.fingerprint(runner, rows, spec);
-      Map<String, String> inputs = inputs(user, raw, runner, spec, fingerprint);
-      Path cacheDir = job.dataDir().resolve(fingerprint.cacheId());
-      job.writeManifest(cacheDir, runner, rows, spec, fingerprint, inputs);
-      CacheDefinition definition =
-          new CacheDefinition(
-                  spec,
-                  fingerprint,
-                  rows,
-                  () -> newRunner(user, raw.format()),
-                  cacheDir.resolve("segments"),
-                  user.planner())
-              .withInputs(inputs);
-      return new Job(rows, spec, fingerprint, cacheDir, job.segmentPlace().apply(definition));
+      identity.check(runner);
     }
+    return job.job(id, rows, () -> newRunner(user, raw.format()), user.planner());
   }
 
   /**
@@ -215,31 +239,29 @@ final class UserModelOptions {
    * file's header), the model's and tokenizer's digests (the exporter's, when it recorded them),
    * and the truncation and passes the values were computed with.
    */
-  private Map<String, String> inputs(
-      UserModel user, ExampleSet raw, ModelRunner runner, CacheSpec spec, Fingerprint fingerprint)
+  private RecordedInputs inputs(
+      RecordedInputs inputs, ModelDirectory dir, UserModel.Runner kind, ExampleSet raw)
       throws IOException {
-    ModelDirectory dir = user.directory();
-    RecordedInputs inputs =
-        RecordedInputs.of(runner, user.runner().cliName(), raw, spec, fingerprint)
-            .put("data_format", raw.format().cliName())
-            .fromHeader(raw)
-            .put("model_dir", modelDir.toString())
-            .put("tokenizer_sha256", dir.tokenizerDigest())
-            .put("tokenizer_state_sha256", dir.recorded("tokenizer_state_sha256"))
-            .put("model_state_sha256", dir.recorded("model_state_sha256"))
-            .putIfAbsent("chat_template_sha256", dir.recorded("chat_template_sha256"))
-            .put("batch_tokens", Integer.toString(batchTokens))
-            .put("memory_bound", Long.toString(budgetSettings().memoryBound()));
+    inputs
+        .put("data_format", raw.format().cliName())
+        .fromHeader(raw)
+        .put("model_dir", modelDir.toString())
+        .put("tokenizer_sha256", dir.tokenizerDigest())
+        .put("tokenizer_state_sha256", dir.recorded("tokenizer_state_sha256"))
+        .put("model_state_sha256", dir.recorded("model_state_sha256"))
+        .putIfAbsent("chat_template_sha256", dir.recorded("chat_template_sha256"))
+        .put("batch_tokens", Integer.toString(batchTokens))
+        .put("memory_bound", Long.toString(budgetSettings().memoryBound()));
     if (raw.format() == DataFormat.TEXT) {
       inputs.put("rows_sha256", raw.textRowsDigest());
     }
-    if (user.runner() == UserModel.Runner.LOGPROB) {
+    if (kind == UserModel.Runner.LOGPROB) {
       inputs
           .put("max_length", Integer.toString(maxLength))
           .put("truncation_mode", truncationMode)
           .put("eos_token", dir.eosToken());
     }
-    return inputs.map();
+    return inputs;
   }
 
   private static ModelRunner newRunner(UserModel user, DataFormat format) {

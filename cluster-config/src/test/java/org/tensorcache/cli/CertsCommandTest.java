@@ -129,7 +129,7 @@ class CertsCommandTest {
         "tensorcache certs: node host 'bad_host!' is neither an IP address nor a DNS name\n",
         bad.err);
     Run small = certs("--out", out.toString(), "--nodes", "a", "--key-bits", "1024");
-    assertEquals("tensorcache certs: RSA keys of 1024 bits, expected 2048..8192\n", small.err);
+    assertEquals("tensorcache certs: --key-bits 1024: expected 2048..8192\n", small.err);
     assertFalse(Files.exists(out), "nothing may be written");
   }
 

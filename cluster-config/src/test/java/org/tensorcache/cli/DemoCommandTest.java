@@ -39,7 +39,7 @@ class DemoCommandTest {
   }
 
   private Fingerprint fingerprintOf(DemoCommand run) throws Exception {
-    return run.job.prepare().fingerprint();
+    return run.job.prepare(run.compute).fingerprint();
   }
 
   @Test
@@ -61,7 +61,7 @@ class DemoCommandTest {
   void exportHoldsExactlyWhatOneProcessComputesAndACorruptSegmentIsComputedAgain()
       throws Exception {
     DemoCommand run = demo();
-    Job job = run.job.prepare();
+    Job job = run.job.prepare(run.compute);
     Path export = job.cacheDir().resolve("export.safetensors");
     List<Block> blocks = CacheExport.read(export, job.spec(), job.fingerprint());
     assertEquals(referenceValues(job.spec()), values(blocks, job.spec()));

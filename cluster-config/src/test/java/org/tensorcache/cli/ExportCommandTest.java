@@ -22,6 +22,7 @@ import org.tensorcache.launch.JobDefinitions;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
+import org.tensorcache.store.objects.S3ProxyServer;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
 import picocli.CommandLine;
@@ -33,13 +34,17 @@ import picocli.CommandLine;
 class ExportCommandTest {
   @TempDir Path dir;
 
-  /** A small built-in job: 200 examples in ranges of 64 (the last one of 8). */
+  /** The options that identify a small built-in cache: 200 examples in ranges of 64. */
   private String[] job(String... more) {
     List<String> args = new ArrayList<>(List.of(more));
     args.addAll(List.of("--data-dir", dir.resolve("data").toString(), "--examples", "200"));
-    args.addAll(List.of("--range-size", "64", "--micro-batch", "16"));
-    args.addAll(List.of("--embed", "8", "--hidden", "8"));
+    args.addAll(List.of("--range-size", "64", "--embed", "8", "--hidden", "8"));
     return args.toArray(String[]::new);
+  }
+
+  /** {@code fill --local} of the job, computing 16 examples per pass. */
+  private String[] fill() {
+    return command("fill", command("--local", command("--micro-batch", command("16", job()))));
   }
 
   private static String[] command(String name, String[] rest) {
@@ -69,7 +74,7 @@ class ExportCommandTest {
   private record Run(int code, String out, String err) {}
 
   private CacheDefinition filled() throws Exception {
-    Run fill = run(command("fill", command("--local", job())));
+    Run fill = run(fill());
     assertEquals(0, fill.code(), fill.err());
     return JobDefinitions.definition(job());
   }
@@ -79,6 +84,8 @@ class ExportCommandTest {
     CacheDefinition d = filled();
     Run export = run(command("export", job()));
     assertEquals(0, export.code(), export.err());
+    assertEquals(
+        1, export.out().lines().count(), "nothing loaded, nothing to say: " + export.out());
     Path file = dir.resolve("data").resolve(d.cacheId()).resolve("export.safetensors");
     assertTrue(
         export.out().contains(file.toString() + ": 200 examples, 2 fields, " + Files.size(file)),
@@ -108,6 +115,8 @@ class ExportCommandTest {
       ch.truncate(Files.size(corrupt) - 3);
     }
     Files.delete(d.segmentDir().resolve(SegmentStore.fileName(3)));
+    Path manifest = dir.resolve("data").resolve(d.cacheId()).resolve("cache.json");
+    Files.delete(manifest);
     Path out = dir.resolve("out.safetensors");
 
     Run refused = run(command("export", job("--out", out.toString())));
@@ -124,8 +133,9 @@ class ExportCommandTest {
     assertEquals(1, run(command("export", job())).code(), "refused at the default place too");
     assertFalse(
         Files.exists(dir.resolve("data").resolve(d.cacheId()).resolve("export.safetensors")));
+    assertFalse(Files.exists(manifest), "a refused export writes no cache.json");
 
-    assertEquals(0, run(command("fill", command("--local", job()))).code());
+    assertEquals(0, run(fill()).code());
     assertEquals(0, run(command("export", job("--out", out.toString()))).code());
     assertEquals(4, CacheExport.read(out, d.spec(), d.fingerprint()).size());
   }
@@ -142,11 +152,74 @@ class ExportCommandTest {
   }
 
   @Test
-  void helpMakesNothing() {
+  void anExportFromObjectStorageFetchesIntoATemporaryDirectoryAndKeepsNothing() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"))) {
+      S3ProxyServer.useAsDefaultCredentials();
+      s3.createBucket("caches");
+      String[] place = {
+        "--segments", "s3://caches/runs", "--s3-endpoint", s3.endpoint().toString()
+      };
+      Run fill =
+          run(
+              command(
+                  "fill", command("--local", command("--micro-batch", command("16", job(place))))));
+      assertEquals(0, fill.code(), fill.err());
+      CacheDefinition d = JobDefinitions.definition(job(place));
+      Path cacheDir = dir.resolve("data").resolve(d.cacheId());
+      deleteTree(cacheDir); // the manifest and the fill's verified copies
+      Path out = dir.resolve("from-s3.safetensors");
+      Run export = run(command("export", job(concat(place, "--out", out.toString()))));
+      assertEquals(0, export.code(), export.err());
+      assertEquals(4, CacheExport.read(out, d.spec(), d.fingerprint()).size());
+      assertFalse(Files.exists(cacheDir), "the export keeps no copies and writes no manifest");
+    }
+  }
+
+  private static String[] concat(String[] first, String... more) {
+    List<String> all = new ArrayList<>(List.of(first));
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
+  }
+
+  private static void deleteTree(Path root) throws Exception {
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  @Test
+  void anExportOfWhatWasNeverFilledIsRefusedAndMakesNothing() {
+    Run refused = run(command("export", job()));
+    assertEquals(1, refused.code());
+    assertEquals(
+        "tensorcache export: no data set "
+            + dir.resolve("data/datasets/synthetic-s42-n200.jsonl")
+            + ": expected the synthetic one fill, node or demo makes on first use with these"
+            + " options\n",
+        refused.err());
+    assertEquals("", refused.out());
+    assertFalse(Files.exists(dir.resolve("data")), "a refused export makes nothing");
+  }
+
+  @Test
+  void computeOptionsAreNotExports() {
+    Run refused = run(command("export", command("--micro-batch", command("16", job()))));
+    assertEquals(2, refused.code());
+    assertTrue(refused.err().contains("Unknown options: '--micro-batch', '16'"), refused.err());
+  }
+
+  @Test
+  void helpListsWhatIdentifiesTheCacheAndMakesNothing() {
     Run help = run(command("export", job("--help")));
     assertEquals(0, help.code(), help.err());
     assertTrue(help.out().contains("Usage: tensorcache export"), help.out());
-    assertTrue(help.out().contains("--out=FILE"), help.out());
+    for (String option : List.of("--out=FILE", "--dataset=FILE", "--model-dir=DIR", "--segments")) {
+      assertTrue(help.out().contains(option), option + " in " + help.out());
+    }
+    assertFalse(help.out().contains("--micro-batch"), help.out());
+    assertFalse(help.out().contains("Computing:"), help.out());
     assertFalse(Files.exists(dir.resolve("data")), "help must make no data set, model or cache");
   }
 }

@@ -37,17 +37,28 @@ class HelpSectionsTest {
           "--model-seed=SEED",
           "--examples=N",
           "--data-seed=SEED",
-          "--micro-batch=N",
           HelpSections.OTHERS,
           "--help");
+
+  /** The section of the commands that compute, after the built-in model's. */
+  private static final List<String> COMPUTING = List.of("Computing:", "--micro-batch=N");
 
   @Test
   void jobOptionsComeFirstAndTheBuiltInModelsHaveTheirOwnSection() {
     CommandLine cli = Main.commandLine();
-    for (String command : List.of("fill", "node", "export", "demo", "status")) {
+    for (String command : List.of("fill", "node", "export", "cache-id", "demo", "status")) {
       String usage = cli.getSubcommands().get(command).getUsageMessage();
+      boolean computes = List.of("fill", "node", "demo").contains(command);
+      List<String> order = new java.util.ArrayList<>(ORDER);
+      if (computes) {
+        order.addAll(order.indexOf(HelpSections.OTHERS), COMPUTING);
+      } else {
+        for (String text : COMPUTING) {
+          assertEquals(-1, usage.indexOf(text), command + " computes nothing: " + text);
+        }
+      }
       int at = -1;
-      for (String text : ORDER) {
+      for (String text : order) {
         int found = usage.indexOf(text);
         assertTrue(found > at, command + ": '" + text + "' missing or out of order in\n" + usage);
         assertEquals(found, usage.lastIndexOf(text), command + ": '" + text + "' twice\n" + usage);

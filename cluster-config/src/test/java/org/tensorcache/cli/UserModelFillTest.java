@@ -248,6 +248,54 @@ class UserModelFillTest {
     }
   }
 
+  /** What {@code cache-id} prints for {@code job}, checked to be one line. */
+  private static String cacheId(String[] job) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stdout = System.out;
+    StringWriter err = new StringWriter();
+    int code;
+    try (java.io.PrintStream capture = new java.io.PrintStream(bytes, true)) {
+      System.setOut(capture);
+      code = Main.commandLine().setErr(new PrintWriter(err)).execute(concat("cache-id", job));
+    } finally {
+      System.setOut(stdout);
+    }
+    assertEquals(0, code, err.toString());
+    String out = bytes.toString();
+    assertEquals(1, out.lines().count(), out);
+    return out.trim();
+  }
+
+  @Test
+  void cacheIdGivesTheIdOfTheLoadedModelWithoutLoadingItOrWritingAnything() throws Exception {
+    String[] embedding =
+        job(
+            "--model-dir",
+            BYO.resolve("encoder").toString(),
+            "--dataset",
+            BYO.resolve("data/embedding.jsonl").toString(),
+            "--runner",
+            "embedding",
+            "--dtype",
+            "F16");
+    List<String[]> jobs =
+        List.of(
+            job(),
+            job("--max-length", "24", "--truncation-mode", "keep_end"),
+            job("--model-dir", BYO.resolve("llama-split").toString()),
+            job("--dataset", BYO.resolve("data/tokens.jsonl").toString()),
+            embedding);
+    List<String> ids = new ArrayList<>();
+    for (String[] j : jobs) {
+      ids.add(cacheId(j));
+    }
+    assertFalse(Files.exists(dir.resolve("data")), "cache-id writes nothing");
+    for (int k = 0; k < jobs.size(); k++) {
+      // prepared as a fill prepares it: the model loaded, its runner checked against the files
+      assertEquals(JobDefinitions.definition(jobs.get(k)).cacheId(), ids.get(k), "job " + k);
+    }
+  }
+
   @Test
   void everyInputThatDecidesTheValuesMakesAnotherCache() throws Exception {
     String base = JobDefinitions.definition(job()).cacheId();

@@ -47,7 +47,7 @@ class DnsSeedsTest {
         "seed 'dns:tc:' has no numeric port, expected dns:NAME[:PORT], e.g."
             + " dns:tensorcache.default.svc.cluster.local:25520",
         "dns:tc:");
-    assertError("seed 'dns:tc:70000': port 70000 out of range, expected 1..65535", "dns:tc:70000");
+    assertError("seed 'dns:tc:70000': port 70000: expected 1..65535", "dns:tc:70000");
     assertError(
         "seed 'dns:tc nodes': 'tc nodes' is no DNS name, expected letters, digits, '-' and '_' in"
             + " labels separated by '.', e.g. dns:tensorcache.default.svc.cluster.local",

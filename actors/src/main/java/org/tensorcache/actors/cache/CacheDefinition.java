@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
@@ -117,13 +118,21 @@ public record CacheDefinition(
 
   /** The fingerprint of what {@code runner} computes for {@code data} laid out as {@code spec}. */
   public static Fingerprint fingerprint(ModelRunner runner, ExampleSet data, CacheSpec spec) {
+    return fingerprint(RunnerIdentity.of(runner), data, spec);
+  }
+
+  /**
+   * The fingerprint of what a runner of {@code identity} computes for {@code data} laid out as
+   * {@code spec}: the same as its loaded runner's, known without loading it.
+   */
+  public static Fingerprint fingerprint(RunnerIdentity identity, ExampleSet data, CacheSpec spec) {
     return Fingerprint.of(
         new FingerprintInputs(
-            runner.id(),
-            runner.version(),
-            runner.weightsDigest(),
+            identity.id(),
+            identity.version(),
+            identity.weightsDigest(),
             data.digest(),
-            runner.parameters(),
+            identity.parameters(),
             spec));
   }
 

@@ -62,8 +62,11 @@ public record ExampleSet(
         examples.add(reader.next());
       }
       if (examples.isEmpty()) {
-        throw new MalformedDataException(
-            file.toString(), 1, "has no rows, expected at least one", null);
+        throw new IllegalArgumentException(
+            "data set "
+                + file
+                + (reader.header() == null ? " is empty" : " has a header and no rows")
+                + ": expected one JSON object per line");
       }
       return new ExampleSet(
           file,

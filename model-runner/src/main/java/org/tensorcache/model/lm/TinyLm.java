@@ -116,6 +116,23 @@ public final class TinyLm implements AutoCloseable {
     }
   }
 
+  /**
+   * The {@link #weightsDigest()} of the model saved in {@code dir}, read from its weights file
+   * without loading it; throws naming the files when none is saved there.
+   */
+  public static String savedWeightsDigest(Path dir) throws IOException {
+    if (!exists(dir)) {
+      throw new IOException(
+          "no model in " + dir + ": expected " + CONFIG_FILE + " and " + WEIGHTS_FILE);
+    }
+    return sha256Of(dir.resolve(WEIGHTS_FILE));
+  }
+
+  /** The config of the model saved in {@code dir}, read without loading the model. */
+  public static LmConfig savedConfig(Path dir) throws IOException {
+    return JSON.readValue(dir.resolve(CONFIG_FILE).toFile(), LmConfig.class);
+  }
+
   /** Whether {@code dir} holds a saved model. */
   public static boolean exists(Path dir) {
     return Files.isRegularFile(dir.resolve(CONFIG_FILE))

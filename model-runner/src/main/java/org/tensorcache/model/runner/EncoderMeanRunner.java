@@ -38,7 +38,12 @@ public final class EncoderMeanRunner extends TorchScriptRunner {
       DType dtype) {
     super(model.manager(), weightsDigest, parameters, padId, budget);
     this.model = model;
-    this.fields = List.of(new FieldSpec("embedding", floating(dtype), new int[] {model.width()}));
+    this.fields = fields(dtype, model.width());
+  }
+
+  /** The field of an embedding {@code width} wide stored as {@code dtype}. */
+  public static List<FieldSpec> fields(DType dtype, int width) {
+    return List.of(new FieldSpec("embedding", floating(dtype), new int[] {width}));
   }
 
   /** {@code dtype} when it is a floating type, else an error naming it. */

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.model.text.ByteTokenizer;
@@ -20,12 +21,22 @@ public final class ReferenceLogprobRunner extends TinyLmRunner {
   /** Runner id in fingerprints. */
   public static final String ID = "reference-logprob";
 
+  private static final String VERSION = "1";
+
   private static final List<FieldSpec> FIELDS =
       List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"));
 
   /** A runner over {@code lm}, at most {@code microBatch} examples per forward pass. */
   public ReferenceLogprobRunner(TinyLm lm, int microBatch, int maxSeqLen) {
     super(lm, microBatch, maxSeqLen);
+  }
+
+  /**
+   * What a runner over the saved model of {@code config} whose weights digest to {@code
+   * weightsDigest}, reading at most {@code maxSeqLen} tokens, computes: known without loading it.
+   */
+  public static RunnerIdentity identity(LmConfig config, String weightsDigest, int maxSeqLen) {
+    return new RunnerIdentity(ID, VERSION, weightsDigest, parameters(config, maxSeqLen), FIELDS);
   }
 
   @Override
@@ -35,7 +46,7 @@ public final class ReferenceLogprobRunner extends TinyLmRunner {
 
   @Override
   public String version() {
-    return "1";
+    return VERSION;
   }
 
   @Override

@@ -3,6 +3,7 @@ package org.tensorcache.model.runner;
 import ai.djl.ndarray.NDManager;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
 
 /** The common part of runners over the built-in {@link TinyLm}, which reads text rows. */
@@ -26,7 +27,12 @@ public abstract class TinyLmRunner extends MicroBatchedRunner {
 
   @Override
   public Map<String, String> parameters() {
-    Map<String, String> p = new LinkedHashMap<>(lm.config().asParameters());
+    return parameters(lm.config(), maxSeqLen);
+  }
+
+  /** The parameters of a runner over a model of {@code config} that reads {@code maxSeqLen}. */
+  static Map<String, String> parameters(LmConfig config, int maxSeqLen) {
+    Map<String, String> p = new LinkedHashMap<>(config.asParameters());
     p.put("max_seq_len", Integer.toString(maxSeqLen));
     return p;
   }

@@ -32,9 +32,11 @@ public abstract class TorchScriptRunner implements ModelRunner {
   }
 
   /** Values are computed in passes packed by tokens (version 1 packed a fixed number of rows). */
+  public static final String VERSION = "2";
+
   @Override
   public String version() {
-    return "2";
+    return VERSION;
   }
 
   @Override

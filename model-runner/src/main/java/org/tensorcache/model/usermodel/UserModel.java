@@ -2,7 +2,6 @@ package org.tensorcache.model.usermodel;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
@@ -24,6 +23,7 @@ import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.EncoderMeanRunner;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.model.spec.DType;
 
 /**
@@ -44,6 +44,11 @@ public final class UserModel implements AutoCloseable {
     Runner(String task, TorchScriptModel.Output output) {
       this.task = task;
       this.output = output;
+    }
+
+    /** The task a model directory must be exported for. */
+    String task() {
+      return task;
     }
 
     /** The name on the command line. */
@@ -109,22 +114,8 @@ public final class UserModel implements AutoCloseable {
   public static UserModel open(
       Path modelDir, Runner runner, Truncation truncation, DType dtype, BudgetSettings settings)
       throws IOException {
-    if (runner == Runner.LOGPROB && dtype != DType.F32) {
-      throw new IllegalArgumentException(
-          "dtype " + dtype + " for runner logprob, expected F32: log-probs are kept in full");
-    }
-    if (runner == Runner.EMBEDDING && !dtype.isFloating()) {
-      throw new IllegalArgumentException(
-          "dtype " + dtype + " for runner embedding, expected F32, F16 or BF16");
-    }
     ModelDirectory dir = ModelDirectory.open(modelDir);
-    if (dir.task() != null && !dir.task().equals(runner.task)) {
-      throw new IllegalArgumentException(
-          String.format(
-              "%s was exported as task '%s', runner '%s' needs a model exported as '%s'"
-                  + " (scripts/export_hf_model.py --task %s)",
-              dir, dir.task(), runner.cliName(), runner.task, runner.task));
-    }
+    UserModelIdentity.check(dir, runner, dtype);
     return new UserModel(
         dir, HfTokenizer.load(dir.tokenizerFile()), runner, truncation, dtype, settings);
   }
@@ -193,20 +184,18 @@ public final class UserModel implements AutoCloseable {
 
   /** Everything besides the model file and the data that decides the values. */
   public Map<String, String> parameters(DataFormat format) throws IOException {
-    Map<String, String> p = new LinkedHashMap<>();
-    p.put("tokenizer_sha256", dir.tokenizerDigest());
-    p.put("data_format", format.cliName());
-    if (runner == Runner.LOGPROB) {
-      p.put("truncation", truncation.describe());
-      p.put("model_format", dir.splitHead() ? "split-head" : "logits");
-      if (format == DataFormat.TEXT) {
-        p.put("eos_token", dir.eosToken());
-      }
-    }
-    // the passes a row is computed in decide its bits
-    p.put("batch_tokens", Integer.toString(settings.batchTokens()));
-    p.put("memory_bound", Long.toString(settings.memoryBound()));
-    return p;
+    return UserModelIdentity.parameters(dir, runner, truncation, settings, format);
+  }
+
+  /**
+   * What this model computes for rows of {@code format}: from the directory's files, and an
+   * embedding's width from the loaded model when the directory does not record it.
+   */
+  public RunnerIdentity identity(DataFormat format) throws IOException {
+    int width = runner == Runner.EMBEDDING && dir.hiddenSize() <= 0 ? outputWidth() : -1;
+    return width > 0
+        ? UserModelIdentity.of(dir, runner, truncation, dtype, settings, format, width)
+        : UserModelIdentity.of(dir, runner, truncation, dtype, settings, format);
   }
 
   /**

@@ -47,6 +47,15 @@ class DatasetReaderTest {
   }
 
   @Test
+  void anEmptyDataSetIsNamedAsEmpty() throws Exception {
+    Path empty = dir.resolve("prefs.jsonl");
+    Files.writeString(empty, "", StandardCharsets.UTF_8);
+    var e = assertThrows(IllegalArgumentException.class, () -> ExampleSet.load(empty));
+    assertEquals(
+        "data set " + empty + " is empty: expected one JSON object per line", e.getMessage());
+  }
+
+  @Test
   void missingFieldNamesLineAndField() throws Exception {
     Path f =
         file(
