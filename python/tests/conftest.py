@@ -32,11 +32,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_pytest() -> None:
+    """In the child, before exec: SIGKILL when pytest ends, however it ends (Linux's
+    PR_SET_PDEATHSIG, kept across the launcher's exec of java); elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+
+
 def launcher(args: List[str], java_opts: str = "", **kw) -> subprocess.Popen:
     env = dict(os.environ)
     # small heaps: several JVMs on a small machine; every node allows batches of up to MAX_BATCH
     env["JAVA_OPTS"] = f"-Xmx512m -Dtensorcache.lookup.max-batch={MAX_BATCH} {java_opts}".strip()
-    return subprocess.Popen([str(ROOT / "tensorcache")] + args, cwd=ROOT, env=env, **kw)
+    return subprocess.Popen([str(ROOT / "tensorcache")] + args, cwd=ROOT, env=env,
+                            preexec_fn=_die_with_pytest, **kw)
 
 
 class Node:

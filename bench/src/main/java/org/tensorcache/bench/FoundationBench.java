@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
+import org.tensorcache.testing.S3ProxyServer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -209,7 +210,7 @@ public final class FoundationBench implements Callable<Integer> {
       System.out.println(
           "== segments in object storage (S3Proxy on loopback) next to a local directory and"
               + " plain objects ==");
-      if (org.tensorcache.store.objects.S3ProxyServer.findJar().isPresent()) {
+      if (S3ProxyServer.findJar().isPresent()) {
         org.tensorcache.bench.objects.ObjectStoreBench.run(work, resultsDir, size);
       } else {
         System.out.println(

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.tensorcache.bench.byo.PythonEnv;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.testing.Reaper;
 
 /**
  * Every benchmark part, run as a user runs it ({@code ./tensorcache bench --smoke --only PART}, a
@@ -196,7 +197,7 @@ class BenchSmokeTest {
     pb.environment().put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
     // figures do not count: C1 alone and one GC thread leave the 2 cores to the part's own work
     pb.environment().put("JAVA_OPTS", "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
-    Process p = pb.start();
+    Process p = Reaper.start(pb);
     if (!p.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

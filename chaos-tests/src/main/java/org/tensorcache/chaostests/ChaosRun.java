@@ -8,6 +8,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.launch.JobDefinitions;
+import org.tensorcache.testing.Postgres;
+import org.tensorcache.testing.Reaper;
 
 /**
  * A chaos run: episodes of a fill on three node processes with faults from a seeded schedule, then
@@ -147,7 +149,7 @@ final class ChaosRun {
     pb.redirectOutput(work.resolve("logs").resolve("reference.log").toFile());
     pb.environment().put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
     pb.environment().put("JAVA_OPTS", "-Xmx384m");
-    Process p = pb.start();
+    Process p = Reaper.start(pb);
     if (!p.waitFor(600, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
       p.destroyForcibly();
       throw new IllegalStateException("reference fill failed, see logs/reference.log");

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.tensorcache.actors.coordinator.CacheStatus;
+import org.tensorcache.testing.Postgres;
 
 /**
  * An episode of a cluster that shares no disk: every node on an empty data directory of its own,

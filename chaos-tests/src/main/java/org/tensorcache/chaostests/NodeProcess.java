@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.testing.Reaper;
 
 /** One {@code ./tensorcache node} process: its port, its log file and the signals sent to it. */
 final class NodeProcess {
@@ -37,7 +38,7 @@ final class NodeProcess {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
     pb.environment().putAll(env);
-    return new NodeProcess(name, port, log, pb.start());
+    return new NodeProcess(name, port, log, Reaper.start(pb));
   }
 
   /** The names of {@code nodes}, comma-separated, for reports and logs. */

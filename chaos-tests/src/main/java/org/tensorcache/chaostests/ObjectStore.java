@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.store.objects.S3ProxyServer;
+import org.tensorcache.testing.S3ProxyServer;
 
 /**
  * The object storage of the runs without a shared disk: a real S3-compatible server (S3Proxy) in a

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.tensorcache.actors.session.Sampler;
+import org.tensorcache.testing.Reaper;
 
 /**
  * A trainer process SIGKILLed mid-epoch and restarted from its checkpoint step: the steps it reads
@@ -115,10 +116,8 @@ final class TrainerPreemption {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.redirectOutput(log(suffix).toFile());
     pb.environment().putAll(ep.pg());
-    Process p = pb.start();
     // a failed step of the run must not leave a trainer member behind
-    Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "chaos-kill-trainer"));
-    return p;
+    return Reaper.start(pb);
   }
 
   private Path log(String suffix) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.tensorcache.testing.Postgres;
 
 /** The CI profile of the chaos run: real node processes, seeded faults, every guarantee checked. */
 class ChaosCiTest {

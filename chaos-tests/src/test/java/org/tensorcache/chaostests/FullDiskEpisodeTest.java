@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.tensorcache.testing.Postgres;
 
 /**
  * The full-disk episode alone (no seeded episodes before it), for working on it: {@code

@@ -27,6 +27,8 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.launch.JobDefinitions;
+import org.tensorcache.testing.Postgres;
+import org.tensorcache.testing.Reaper;
 
 /**
  * Spot capacity reclaims two of three node processes at once (SIGKILL), with the postgres profile
@@ -296,7 +298,7 @@ class MassPreemptionTest {
     pb.environment().putAll(pg);
     pb.environment().put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
     pb.environment().put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
-    Process p = pb.start();
+    Process p = Reaper.start(pb);
     if (!p.waitFor(PATIENCE.toSeconds() * 2, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new AssertionError("the fill did not end; see " + log);

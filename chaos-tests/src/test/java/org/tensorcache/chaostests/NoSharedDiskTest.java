@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.tensorcache.testing.Postgres;
 
 /**
  * Three node processes that share no disk: each on an empty data directory of its own, segments in

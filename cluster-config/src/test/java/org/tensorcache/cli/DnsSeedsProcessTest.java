@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.launch.Dnsmasq;
+import org.tensorcache.testing.Dnsmasq;
 
 /**
  * Three {@code ./tensorcache node} processes on 127.0.0.1, .2 and .3 with no seed list, only {@code
@@ -98,7 +98,7 @@ class DnsSeedsProcessTest {
                 "--seeds",
                 "dns:" + NAME + ":" + port,
                 "--dns-server",
-                dns.server().toString(),
+                dns.address(),
                 "--timeout",
                 "120",
                 "--data-dir",
@@ -138,7 +138,7 @@ class DnsSeedsProcessTest {
             "--seeds",
             "dns:" + NAME,
             "--dns-server",
-            dns.server().toString(),
+            dns.address(),
             "--management-port",
             "0",
             "--data-dir",

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.tensorcache.testing.Reaper;
 
 /**
  * The {@code ./tensorcache} processes of one test, run with the test JVM's class path (never a
@@ -62,7 +63,7 @@ final class NodeProcesses implements AutoCloseable {
     pb.redirectOutput(log.toFile());
     pb.environment().put("TENSORCACHE_CLASSPATH", System.getProperty("java.class.path"));
     pb.environment().put("JAVA_OPTS", javaOpts);
-    Process p = pb.start();
+    Process p = Reaper.start(pb);
     processes.add(p);
     return new Started(name, p, log);
   }

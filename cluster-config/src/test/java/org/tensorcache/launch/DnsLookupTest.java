@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.testing.Dnsmasq;
 
 /** Resolving through a real DNS server (dnsmasq) and through the system's resolver. */
 class DnsLookupTest {
@@ -24,7 +25,7 @@ class DnsLookupTest {
   @Test
   void aDnsServerIsAskedAgainEachTimeAndTheAddressesComeInOrder() throws Exception {
     try (Dnsmasq dns = Dnsmasq.start(dir, "tensorcache.test")) {
-      DnsLookup lookup = DnsLookup.of(Optional.of(dns.server()));
+      DnsLookup lookup = DnsLookup.of(Optional.of(new HostPort("127.0.0.1", dns.port())));
       assertEquals(List.of(), lookup.resolve(NAME), "no records yet");
 
       dns.records(NAME, List.of("127.0.0.3", "127.0.0.10", "127.0.0.2"));

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.data.RowsDigest;
+import org.tensorcache.testing.Reaper;
 
 /**
  * The inputs a fill records for a trainer to check: the rows' content digest equals the one
@@ -252,7 +253,7 @@ class RecordedInputsTest {
     }
     Process p;
     try {
-      p = new ProcessBuilder(command).start();
+      p = Reaper.start(new ProcessBuilder(command));
     } catch (IOException e) {
       if ("true".equals(System.getenv("CI"))) {
         fail("python3 is needed: " + e.getMessage());

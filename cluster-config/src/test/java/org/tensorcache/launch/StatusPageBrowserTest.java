@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.coordinator.CacheStatus;
+import org.tensorcache.testing.Reaper;
 
 /**
  * The status page in a real headless browser (Debian's chromium) during a fill: the page renders
@@ -107,20 +108,20 @@ class StatusPageBrowserTest {
     Path profile = Files.createTempDirectory(dir, "chromium");
     Path out = dir.resolve("chromium-" + System.nanoTime() + ".out");
     Process p =
-        new ProcessBuilder(
-                chromium,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--user-data-dir=" + profile,
-                "--window-size=1280,900",
-                "--virtual-time-budget=3000",
-                mode,
-                url)
-            .redirectOutput(out.toFile())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
+        Reaper.start(
+            new ProcessBuilder(
+                    chromium,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-dev-shm-usage",
+                    "--user-data-dir=" + profile,
+                    "--window-size=1280,900",
+                    "--virtual-time-budget=3000",
+                    mode,
+                    url)
+                .redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.DISCARD));
     if (!p.waitFor(90, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       fail("chromium " + mode + " did not finish in 90 s");

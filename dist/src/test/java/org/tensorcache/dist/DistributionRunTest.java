@@ -25,6 +25,7 @@ import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.testing.Reaper;
 
 /**
  * The unpacked archive on its own: from a directory outside the source tree, with the built-in
@@ -48,7 +49,8 @@ class DistributionRunTest {
     Process node = null;
     try {
       node =
-          dist.launcher(
+          Reaper.start(
+              dist.launcher(
                   work,
                   nodeLog,
                   job(
@@ -58,8 +60,7 @@ class DistributionRunTest {
                       "--port",
                       Integer.toString(port),
                       "--lookup-port",
-                      "0"))
-              .start();
+                      "0")));
       Matcher up = awaitUp(node, nodeLog, Duration.ofSeconds(240));
       String cacheId = up.group(1);
       InetSocketAddress lookupPort =

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.testing.Reaper;
 
 /**
  * The distribution archive unpacked into an empty directory, and its launcher run from there the
@@ -74,7 +75,7 @@ final class Unpacked {
   /** Runs {@code pb} to its end, at most {@code timeout}. */
   static Result run(ProcessBuilder pb, Duration timeout) throws Exception {
     Path log = Path.of(pb.redirectOutput().file().getPath());
-    int exit = finish(pb.start(), timeout);
+    int exit = finish(Reaper.start(pb), timeout);
     return new Result(exit, read(log));
   }
 

@@ -18,7 +18,7 @@ import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.store.objects.ObjectLocation;
 import org.tensorcache.store.objects.ObjectStorage;
 import org.tensorcache.store.objects.ObjectStoreSettings;
-import org.tensorcache.store.objects.S3ProxyServer;
+import org.tensorcache.testing.S3ProxyServer;
 
 /**
  * A coordinator that starts while the object store is down cannot list the segments there: it must

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.testing.Reaper;
 
 /**
  * One measurement in a process of its own, so that its peak resident memory is that measurement's:
@@ -67,7 +68,7 @@ final class ChildRun {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     pb.environment().putAll(env);
-    Process p = pb.start();
+    Process p = Reaper.start(pb);
     p.getOutputStream().close();
     if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);

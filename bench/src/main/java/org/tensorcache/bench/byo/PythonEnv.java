@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.testing.Reaper;
 
 /**
  * The Python interpreter the benchmark's scripts run with: {@code $TENSORCACHE_PYTHON}, else {@code
@@ -126,7 +127,7 @@ public final class PythonEnv {
 
   /** Runs {@code command} with the console as its output; returns its exit code. */
   static int exec(List<String> command, long timeoutS) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).inheritIO().start();
+    Process p = Reaper.start(new ProcessBuilder(command).inheritIO());
     if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
       throw new IOException(String.join(" ", command) + " did not finish in " + timeoutS + " s");

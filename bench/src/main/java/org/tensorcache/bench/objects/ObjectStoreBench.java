@@ -18,11 +18,11 @@ import org.tensorcache.store.objects.ObjectLocation;
 import org.tensorcache.store.objects.ObjectSegmentStore;
 import org.tensorcache.store.objects.ObjectStorage;
 import org.tensorcache.store.objects.ObjectStoreSettings;
-import org.tensorcache.store.objects.S3ProxyServer;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import org.tensorcache.store.spec.FingerprintInputs;
+import org.tensorcache.testing.S3ProxyServer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 

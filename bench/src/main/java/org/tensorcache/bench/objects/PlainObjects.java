@@ -2,7 +2,7 @@ package org.tensorcache.bench.objects;
 
 import java.net.URI;
 import java.nio.file.Path;
-import org.tensorcache.store.objects.S3ProxyServer;
+import org.tensorcache.testing.S3ProxyServer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;

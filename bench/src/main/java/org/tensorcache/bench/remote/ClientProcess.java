@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.testing.Reaper;
+import org.tensorcache.testing.RedisServer;
 
 /**
  * A client JVM ({@link RemoteClient}, or another benchmark's client): started once, then asked to
@@ -76,7 +78,7 @@ public final class ClientProcess implements AutoCloseable {
             });
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
     cmd.addAll(args);
-    process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    process = Reaper.start(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT));
     CompletableFuture.runAsync(
         process::destroyForcibly,
         CompletableFuture.delayedExecutor(limit.toSeconds(), TimeUnit.SECONDS));

@@ -15,6 +15,7 @@ import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.testing.RedisServer;
 
 /**
  * Lookups from a process that holds no replica: a client JVM asks an embedded node through its
@@ -116,7 +117,7 @@ public final class RemoteBench {
         try (ServerNode server = ServerNode.start(profiles, definition, phase.resolve("node"))) {
           if (!loaded) { // the values the first server holds, checked against the runner
             float[][] values = server.values();
-            redis.load(values[0], values[1]);
+            RedisValues.load(redis.port(), values[0], values[1]);
             loaded = true;
           }
           System.out.printf(

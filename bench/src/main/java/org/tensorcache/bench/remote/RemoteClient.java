@@ -57,7 +57,7 @@ public final class RemoteClient {
     int n = Integer.parseInt(a.get("n"));
     byte[][] keys = new byte[n][];
     for (int i = 0; i < n; i++) {
-      keys[i] = RedisServer.key(i);
+      keys[i] = RedisValues.key(i);
     }
     int redisPort = Integer.parseInt(a.get("redis"));
     Load.Targets redis = () -> new RedisTarget(new Jedis("127.0.0.1", redisPort), keys);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.testing.Reaper;
 
 /**
  * Bytes per cached float, measured: one node fills a cache of N = 10 million examples x 2 float
@@ -62,7 +63,7 @@ final class MemoryBench {
     command.add(out.toString());
     command.add(dir.toString());
     command.add("10000000");
-    Process child = new ProcessBuilder(command).inheritIO().start();
+    Process child = Reaper.start(new ProcessBuilder(command).inheritIO());
     if (!child.waitFor(40, TimeUnit.MINUTES)) {
       child.destroyForcibly();
       throw new IllegalStateException("memory measurement did not end within 40 minutes");

@@ -35,6 +35,7 @@ import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.testing.S3ProxyServer;
 
 /** Segments in a real S3Proxy server: round trips, listings, checks, racing creates, copies. */
 class ObjectSegmentStoreTest {

@@ -23,6 +23,7 @@ import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectSegmentStore.Created;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.testing.S3ProxyServer;
 
 /** Writes while the S3Proxy server is down: tried again until it is back, or a clear error. */
 class ObjectStorageRetryTest {

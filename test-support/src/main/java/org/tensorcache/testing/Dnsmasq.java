@@ -1,4 +1,4 @@
-package org.tensorcache.launch;
+package org.tensorcache.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -53,21 +53,21 @@ public final class Dnsmasq implements AutoCloseable {
       int port = freePort();
       Path log = dir.resolve("dnsmasq-" + port + ".log");
       Process p =
-          new ProcessBuilder(
-                  dnsmasq,
-                  "--no-daemon", // in the foreground, as this user, no pid file
-                  "--port=" + port,
-                  "--listen-address=127.0.0.1",
-                  "--bind-interfaces",
-                  "--no-resolv", // no upstream servers: only what the hosts file says
-                  "--no-hosts",
-                  "--local=/" + domain + "/", // other names of the domain: "no such name"
-                  "--addn-hosts=" + hosts,
-                  "--log-queries",
-                  "--log-facility=-")
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+          Reaper.start(
+              new ProcessBuilder(
+                      dnsmasq,
+                      "--no-daemon", // in the foreground, as this user, no pid file
+                      "--port=" + port,
+                      "--listen-address=127.0.0.1",
+                      "--bind-interfaces",
+                      "--no-resolv", // no upstream servers: only what the hosts file says
+                      "--no-hosts",
+                      "--local=/" + domain + "/", // other names of the domain: "no such name"
+                      "--addn-hosts=" + hosts,
+                      "--log-queries",
+                      "--log-facility=-")
+                  .redirectErrorStream(true)
+                  .redirectOutput(log.toFile()));
       Dnsmasq server = new Dnsmasq(p, port, hosts, log);
       if (server.awaitReads(1)) {
         return server;
@@ -79,9 +79,19 @@ public final class Dnsmasq implements AutoCloseable {
     }
   }
 
-  /** Where it answers. */
-  public HostPort server() {
-    return new HostPort("127.0.0.1", port);
+  /** The port it answers on, at 127.0.0.1 (UDP and TCP). */
+  public int port() {
+    return port;
+  }
+
+  /** Where it answers, as {@code 127.0.0.1:PORT}. */
+  public String address() {
+    return "127.0.0.1:" + port;
+  }
+
+  /** The dnsmasq process's pid. */
+  public long pid() {
+    return process.pid();
   }
 
   /** Gives {@code name} the A records {@code addresses} (only these) and waits until they hold. */

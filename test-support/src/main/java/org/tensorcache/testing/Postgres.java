@@ -1,4 +1,4 @@
-package org.tensorcache.chaostests;
+package org.tensorcache.testing;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -13,13 +13,16 @@ import java.util.stream.Stream;
 
 /**
  * The PostgreSQL server of the journal: the one named by {@code TENSORCACHE_PG_URL}, or one of its
- * own (Debian's binaries, run as user postgres) in a temporary directory on a free port.
+ * own (Debian's binaries, run as user postgres) in a temporary directory on a free port. A server
+ * of its own is detached ({@code pg_ctl} starts it); the {@link Reaper} stops it (SIGQUIT: an
+ * immediate shutdown) and removes its directory when the JVM ends.
  */
-final class Postgres implements AutoCloseable {
+public final class Postgres implements AutoCloseable {
   private final Map<String, String> env;
   private final Path ownDir;
   private final Path bin;
   private final int port;
+  private final List<Reaper.Registration> reaped = new ArrayList<>();
 
   private Postgres(Map<String, String> env, Path ownDir, Path bin, int port) {
     this.env = env;
@@ -32,7 +35,7 @@ final class Postgres implements AutoCloseable {
    * Whether {@link #obtain()} can give a server: one named by the environment, or Debian's started
    * here, which takes root (the server runs as the {@code postgres} user).
    */
-  static boolean available() {
+  public static boolean available() {
     String url = System.getenv("TENSORCACHE_PG_URL");
     if (url != null && !url.isBlank()) {
       return true;
@@ -41,7 +44,7 @@ final class Postgres implements AutoCloseable {
   }
 
   /** Whether a server of this class's own can be started here: Debian's binaries, as root. */
-  static boolean canStartOwn() {
+  public static boolean canStartOwn() {
     if (!"root".equals(System.getProperty("user.name"))) {
       return false;
     }
@@ -56,12 +59,12 @@ final class Postgres implements AutoCloseable {
    * A server of this class's own where one can be started (so that it can be stopped), whatever the
    * environment names; else the one the environment names.
    */
-  static Postgres stoppable() throws IOException, InterruptedException {
+  public static Postgres stoppable() throws IOException, InterruptedException {
     return canStartOwn() ? startOwn() : obtain();
   }
 
   /** The server the environment names, or a fresh one. */
-  static Postgres obtain() throws IOException, InterruptedException {
+  public static Postgres obtain() throws IOException, InterruptedException {
     String url = System.getenv("TENSORCACHE_PG_URL");
     if (url != null && !url.isBlank()) {
       String user = System.getenv().getOrDefault("TENSORCACHE_PG_USER", "tensorcache");
@@ -84,7 +87,8 @@ final class Postgres implements AutoCloseable {
       throw new IllegalStateException(
           "TENSORCACHE_PG_URL is not set and PostgreSQL is not installed (/usr/lib/postgresql)");
     }
-    Path dir = Files.createTempDirectory("tensorcache-chaos-pg");
+    Path dir = Files.createTempDirectory("tensorcache-pg");
+    Reaper.Registration removal = Reaper.directory(dir);
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -95,6 +99,8 @@ final class Postgres implements AutoCloseable {
             dir,
             bin,
             port);
+    pg.reaped.add(removal);
+    pg.reaped.add(Reaper.pidFile(dir.resolve("data").resolve("postmaster.pid"), "QUIT"));
     run("chown", "postgres", dir.toString());
     pg.asPostgres("initdb", "-D", dir + "/data", "-U", "tensorcache", "-A", "trust");
     pg.start();
@@ -119,12 +125,12 @@ final class Postgres implements AutoCloseable {
    * Whether this class started the server, so that it may stop and start it again; one named by
    * {@code TENSORCACHE_PG_URL} is never stopped.
    */
-  boolean ownServer() {
+  public boolean ownServer() {
     return ownDir != null;
   }
 
   /** Starts the server this class made (again, on the same port and files) and waits for it. */
-  void start() throws IOException, InterruptedException {
+  public void start() throws IOException, InterruptedException {
     requireOwn();
     asPostgres(
         "pg_ctl",
@@ -139,7 +145,7 @@ final class Postgres implements AutoCloseable {
   }
 
   /** Stops the server this class made at once, as a crash of its machine would. */
-  void stop() throws IOException, InterruptedException {
+  public void stop() throws IOException, InterruptedException {
     requireOwn();
     asPostgres("pg_ctl", "-D", ownDir + "/data", "-m", "immediate", "-w", "stop");
   }
@@ -151,8 +157,24 @@ final class Postgres implements AutoCloseable {
     }
   }
 
+  /** The postmaster's pid, read from its pid file; empty while it is not running. */
+  public java.util.OptionalLong pid() throws IOException {
+    requireOwn();
+    Path pidFile = ownDir.resolve("data").resolve("postmaster.pid");
+    if (!Files.exists(pidFile)) {
+      return java.util.OptionalLong.empty();
+    }
+    return java.util.OptionalLong.of(Long.parseLong(Files.readAllLines(pidFile).get(0).trim()));
+  }
+
+  /** The directory of a server of its own: its data, socket and log. */
+  public Path directory() {
+    requireOwn();
+    return ownDir;
+  }
+
   /** The environment variables that point a node at this server. */
-  Map<String, String> env() {
+  public Map<String, String> env() {
     return env;
   }
 
@@ -192,6 +214,7 @@ final class Postgres implements AutoCloseable {
         // removed below anyway
       }
       run("rm", "-rf", ownDir.toString());
+      reaped.forEach(Reaper.Registration::close);
     }
   }
 }

@@ -1,4 +1,4 @@
-package org.tensorcache.store.objects;
+package org.tensorcache.testing;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +17,11 @@ import java.util.concurrent.TimeUnit;
  * A real S3-compatible server (S3Proxy) in a process of its own, on a free loopback port, keeping
  * objects as plain files under {@code baseDir/bucket/key} (its filesystem backend): for tests,
  * chaos runs and benchmarks on one machine. It can be stopped and started again on the same port
- * and directory. Its jar ({@code org.gaul:s3proxy:4.1.0:jar-with-dependencies}) is found at the
- * system property {@code s3proxy.jar}, else where the build copies it ({@code
- * target/s3proxy/s3proxy.jar}), else in the local Maven repository.
+ * and directory; the {@link Reaper} ends it with the JVM. Its jar ({@code
+ * org.gaul:s3proxy:4.1.0:jar-with-dependencies}) is found at the system property {@code
+ * s3proxy.jar}, else where the build of test-support copies it ({@code target/s3proxy/s3proxy.jar}
+ * next to this class's {@code target/classes}, or of the working directory, a module or the
+ * repository's root), else in the local Maven repository.
  */
 public final class S3ProxyServer implements AutoCloseable {
   /** The access key the server accepts. */
@@ -58,9 +61,31 @@ public final class S3ProxyServer implements AutoCloseable {
 
   /** Starts a server keeping its files under {@code workDir}, and waits until it listens. */
   public static S3ProxyServer start(Path workDir) throws IOException, InterruptedException {
-    S3ProxyServer server = new S3ProxyServer(workDir, freePort());
+    return start(workDir, freePort());
+  }
+
+  /**
+   * Starts a server on {@code port} keeping its files under {@code workDir}, and waits until it
+   * listens.
+   */
+  public static S3ProxyServer start(Path workDir, int port)
+      throws IOException, InterruptedException {
+    S3ProxyServer server = new S3ProxyServer(workDir, port);
     server.start();
     return server;
+  }
+
+  /** The directory the objects are kept under, one directory per bucket. */
+  public Path objectsDir() {
+    return baseDir;
+  }
+
+  /** The server process's pid, while it runs. */
+  public long pid() {
+    if (process == null) {
+      throw new IllegalStateException("S3Proxy on port " + port + " is not running");
+    }
+    return process.pid();
   }
 
   /** The credentials' system properties, the first source of the AWS default chain. */
@@ -100,19 +125,19 @@ public final class S3ProxyServer implements AutoCloseable {
     Path jar = jar();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     process =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "-Xmx256m",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",
-                    "-jar",
-                    jar.toString(),
-                    "--properties",
-                    properties.toString()))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-            .start();
+        Reaper.start(
+            new ProcessBuilder(
+                    List.of(
+                        java,
+                        "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-jar",
+                        jar.toString(),
+                        "--properties",
+                        properties.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())));
     long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_LIMIT_MS);
     while (!accepts()) {
       if (!process.isAlive() || System.nanoTime() > limit) {
@@ -158,7 +183,7 @@ public final class S3ProxyServer implements AutoCloseable {
                 new IllegalStateException(
                     "S3Proxy jar not found at "
                         + candidates()
-                        + ": the build of the persistence tests fetches it"));
+                        + ": the build of test-support (mvn -pl test-support package) copies it"));
   }
 
   /**
@@ -173,13 +198,29 @@ public final class S3ProxyServer implements AutoCloseable {
     if (configured != null) {
       return List.of(Path.of(configured));
     }
-    return List.of(
-        Path.of("target", "s3proxy", "s3proxy.jar"),
+    List<Path> paths = new ArrayList<>();
+    paths.add(Path.of("target", "s3proxy", "s3proxy.jar"));
+    besideClasses().ifPresent(paths::add);
+    paths.add(Path.of("..", "test-support", "target", "s3proxy", "s3proxy.jar"));
+    paths.add(Path.of("test-support", "target", "s3proxy", "s3proxy.jar"));
+    paths.add(
         Path.of(
             System.getProperty("user.home"),
             ".m2/repository/org/gaul/s3proxy",
             VERSION,
             "s3proxy-" + VERSION + "-jar-with-dependencies.jar"));
+    return paths;
+  }
+
+  /** {@code target/s3proxy/s3proxy.jar} beside the {@code target/classes} this class came from. */
+  private static Optional<Path> besideClasses() {
+    try {
+      Path code =
+          Path.of(S3ProxyServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Optional.of(code.getParent().resolve("s3proxy").resolve("s3proxy.jar"));
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   private static int freePort() throws IOException {
