@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
       "",
       "The launcher also runs:",
       "  bench   benchmarks next to their references (bench --help)",
-      "  chaos   fault injection against real node processes (chaos --help)"
+      "  chaos   fault injection against real node processes (chaos --help)",
+      "  s3-local  a local S3-compatible server to try --segments s3:// (s3-local --help)"
     },
     subcommands = {
       DemoCommand.class,

@@ -22,9 +22,9 @@ import org.tensorcache.launch.JobDefinitions;
 import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
-import org.tensorcache.store.objects.S3ProxyServer;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.testing.S3ProxyServer;
 import picocli.CommandLine;
 
 /**
