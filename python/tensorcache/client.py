@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
 import os
-import socket
 import ssl
-import threading
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import wire
-from .errors import BadRequest, LookupFailed, ProtocolError, Unauthorized, Unavailable
+from .errors import BadRequest
+from .session import Session
+from .transport import Connection, Transport
 from .wire import CacheInfo
 
 Endpoint = Union[str, Tuple[str, int]]
@@ -54,58 +53,20 @@ def _endpoint(e: Endpoint) -> Tuple[str, int]:
     return host, int(port)
 
 
-class _Connection:
-    """One TCP connection, under TLS when there is a context, used by one thread at a time."""
+def _describe(c: Connection, cache: str) -> CacheInfo:
+    c.send(wire.encode_describe(cache))
+    return wire.decode_info(wire.ok_body(c.reader.frame(), c.peer))
 
-    def __init__(self, address: Tuple[str, int], timeout: float, tls: Optional[ssl.SSLContext] = None,
-                 token: Optional[str] = None) -> None:
-        self.address = address
-        sock: Optional[socket.socket] = None
-        try:
-            sock = socket.create_connection(address, timeout=min(timeout, 10.0))
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if tls is not None:
-                sock = tls.wrap_socket(sock, server_hostname=address[0])  # the handshake, timed
-            sock.settimeout(timeout)
-            self.sock = sock
-            self.reader = wire.Reader(sock)
-            if token is not None:
-                sock.sendall(wire.encode_auth(token))
-                wire.ok_body(self.reader.frame(), self.peer)
-        except Unauthorized:  # a PermissionError, so an OSError, but an answer: not to be retried
-            sock.close()  # type: ignore[union-attr]
-            raise
-        except OSError as e:  # refused, timed out, or TLS failed (a refused client certificate too)
-            if sock is not None:
-                sock.close()
-            raise ConnectionError(f"cannot connect to lookup endpoint {address[0]}:{address[1]}: {e}") from e
-        except Exception:
-            if sock is not None:
-                sock.close()
-            raise
 
-    @property
-    def peer(self) -> str:
-        return f"{self.address[0]}:{self.address[1]}"
+def _inputs(c: Connection, cache: str) -> Dict[str, str]:
+    c.send(wire.encode_inputs(cache))
+    return wire.decode_inputs(c.reader.frame(), c.peer)
 
-    def describe(self, cache: str) -> CacheInfo:
-        self.sock.sendall(wire.encode_describe(cache))
-        return wire.decode_info(wire.ok_body(self.reader.frame(), self.peer))
 
-    def inputs(self, cache: str) -> Dict[str, str]:
-        self.sock.sendall(wire.encode_inputs(cache))
-        return wire.decode_inputs(self.reader.frame(), self.peer)
-
-    def get_into(self, cache: str, info: CacheInfo, indices: np.ndarray, out: Sequence[np.ndarray]) -> None:
-        wire.check_out(info, len(indices), out)  # a refusal leaves the connection in step
-        self.sock.sendall(wire.encode_get(cache, indices))
-        wire.read_values_into(self.reader, info, len(indices), out, self.peer)
-
-    def close(self) -> None:
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+def _get_into(c: Connection, cache: str, info: CacheInfo, indices: np.ndarray, out: Sequence[np.ndarray]) -> None:
+    wire.check_out(info, len(indices), out)  # a refusal leaves the connection in step
+    c.send(wire.encode_get(cache, indices))
+    wire.read_values_into(c.reader, info, len(indices), out, c.peer)
 
 
 class TensorCacheClient:
@@ -131,26 +92,21 @@ class TensorCacheClient:
                  token: Optional[str] = None, tls: Union[ssl.SSLContext, TlsFiles, None] = None) -> None:
         if isinstance(endpoints, (str, tuple)):
             endpoints = [endpoints]
-        self._endpoints: List[Tuple[str, int]] = [_endpoint(e) for e in endpoints]
-        if not self._endpoints:
+        addresses: List[Tuple[str, int]] = [_endpoint(e) for e in endpoints]
+        if not addresses:
             raise BadRequest("no lookup endpoint given, expected at least one")
         if timeout <= 0:
             raise BadRequest(f"timeout {timeout}, expected a positive number of seconds")
-        self._timeout = float(timeout)
         if token is not None and (not isinstance(token, str) or not token.strip()):
             raise BadRequest("an empty token, expected the lookup port's token (a non-empty str)")
-        self._token = token
         if tls is None or isinstance(tls, ssl.SSLContext):
-            self._tls = tls
+            context = tls
         elif isinstance(tls, tuple) and len(tls) in (1, 3):
-            self._tls = tls_context(*tls)
+            context = tls_context(*tls)
         else:
             raise BadRequest(f"tls {tls!r}, expected an ssl.SSLContext or (cafile, certfile, keyfile)")
-        self._idle: List[_Connection] = []
-        self._lock = threading.Lock()
-        self._next = itertools.count()
+        self._transport = Transport(addresses, float(timeout), context, token)
         self._infos: Dict[str, CacheInfo] = {}
-        self._closed = False
 
     def __enter__(self) -> "TensorCacheClient":
         return self
@@ -158,19 +114,20 @@ class TensorCacheClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def transport(self) -> Transport:
+        """The pooled connections this client's calls and its sessions go over."""
+        return self._transport
+
     def close(self) -> None:
         """Closes the pooled connections; calls in flight finish on theirs."""
-        with self._lock:
-            self._closed = True
-            idle, self._idle = self._idle, []
-        for c in idle:
-            c.close()
+        self._transport.close()
 
     def describe(self, cache: str) -> CacheInfo:
         """The cache's name, example count, range size and fields, as the nodes have it."""
         info = self._infos.get(cache)
         if info is None:
-            info = self._call(cache, lambda c: c.describe(cache))
+            info = self._transport.call(cache, lambda c: _describe(c, cache))
             self._infos[cache] = info
         return info
 
@@ -180,7 +137,7 @@ class TensorCacheClient:
         docs/wire-protocol.md, section 15), empty when none were recorded. Asked each time, in
         protocol version 4: a node older than that is a :class:`ProtocolError` that says so. An
         unknown cache is a :class:`BadRequest`, as for :meth:`describe`."""
-        return self._call(cache, lambda c: c.inputs(cache))
+        return self._transport.call(cache, lambda c: _inputs(c, cache))
 
     def lookup(self, cache: str, indices: Union[Sequence[int], np.ndarray]) -> Dict[str, np.ndarray]:
         """The values of ``indices``: per field name, an array shaped ``[len(indices), *shape]`` in
@@ -223,76 +180,11 @@ class TensorCacheClient:
         return np.ascontiguousarray(a, dtype="<i8")
 
     def _get_into(self, cache: str, info: CacheInfo, idx: np.ndarray, out: List[np.ndarray]) -> None:
-        self._call(cache, lambda c: c.get_into(cache, info, idx, out))
+        self._transport.call(cache, lambda c: _get_into(c, cache, info, idx, out))
 
     def session(self, cache: str, run: str, rank: int, world_size: int, seed: int,
-                global_batch: int) -> "Session":
+                global_batch: int) -> Session:
         """The session of rank ``rank`` of run ``run``: a constant global batch of ``global_batch``
         examples per step split over ``world_size`` ranks, in a seeded order of the cache's
         examples; at step 0 when new, else at its next step. Iterate it for the steps."""
-        from .session import Session
-
         return Session(self, cache, run, rank, world_size, seed, global_batch)
-
-    def _call_once(self, cache: str, request):  # type: ignore[no-untyped-def]
-        """Runs ``request`` on one connection, with no retry; an I/O failure is Unavailable."""
-        if self._closed:
-            raise Unavailable("the client is closed")
-        c: Optional[_Connection] = None
-        pooled = False
-        try:
-            c, pooled = self._borrow()
-            result = request(c)
-            self._return(c)
-            return result
-        except (BadRequest, LookupFailed):
-            self._return(c)
-            raise
-        except ProtocolError:
-            if c is not None:
-                c.close()
-            raise
-        except (OSError, ConnectionError) as e:
-            if c is not None:
-                c.close()
-            failed = Unavailable(f"{c.peer if c else 'connect'}: {e}")
-            failed.pooled = pooled  # a connection the node may have closed while it was idle
-            raise failed from e
-
-    def _call(self, cache: str, request):  # type: ignore[no-untyped-def]
-        """Runs ``request``, on the next endpoint when a node does not answer (it is idempotent)."""
-        failures: List[str] = []
-        while len(failures) < len(self._endpoints):
-            try:
-                return self._call_once(cache, request)
-            except Unavailable as e:
-                if self._closed:
-                    raise
-                if not getattr(e, "pooled", False):  # pooled ones run out: each failed one is dropped
-                    failures.append(str(e))
-        raise Unavailable(f"lookup of cache {cache!r} failed on every endpoint: {failures}")
-
-    def _borrow(self) -> Tuple[_Connection, bool]:
-        """A pooled connection, or a new one to the next endpoint that takes one; and whether it
-        was pooled."""
-        with self._lock:
-            if self._idle:
-                return self._idle.pop(), True
-        last: Optional[Exception] = None
-        for _ in range(len(self._endpoints)):
-            address = self._endpoints[next(self._next) % len(self._endpoints)]
-            try:
-                return _Connection(address, self._timeout, self._tls, self._token), False
-            except ConnectionError as e:
-                last = e
-        assert last is not None
-        raise last
-
-    def _return(self, c: Optional[_Connection]) -> None:
-        if c is None:
-            return
-        with self._lock:
-            if not self._closed:
-                self._idle.append(c)
-                return
-        c.close()

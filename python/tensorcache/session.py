@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterator
+from typing import Callable, Dict, Iterator, Protocol, TypeVar
 
 import numpy as np
 
 from . import wire
-from .errors import LookupFailed, TensorCacheError, Unavailable
+from .transport import Connection, Transport
 
-if TYPE_CHECKING:
-    from .client import TensorCacheClient, _Connection
+T = TypeVar("T")
+
+
+class _Client(Protocol):
+    """What a session needs of its client (a :class:`tensorcache.TensorCacheClient`)."""
+
+    @property
+    def transport(self) -> Transport: ...
+
+    def describe(self, cache: str) -> wire.CacheInfo: ...
 
 
 @dataclass(frozen=True)
@@ -36,9 +44,9 @@ class Session:
 
     ATTEMPTS = 3
 
-    def __init__(self, client: "TensorCacheClient", cache: str, run: str, rank: int,
+    def __init__(self, client: _Client, cache: str, run: str, rank: int,
                  world_size: int, seed: int, global_batch: int) -> None:
-        self._client = client
+        self._transport = client.transport
         self._cache = cache
         self._info = client.describe(cache)
         self._run = run
@@ -67,10 +75,10 @@ class Session:
     def __next__(self) -> Step:
         step = self._expected
 
-        def request(c: "_Connection", attempt: int) -> Step:
+        def request(c: Connection, attempt: int) -> Step:
             if attempt > 0:  # the lost request may have been served: serve the step again
                 self._next_step(c, wire.RESUME, step=step)
-            c.sock.sendall(wire.encode_session(wire.NEXT, self._cache, self._run, self._rank, step=step))
+            c.send(wire.encode_session(wire.NEXT, self._cache, self._run, self._rank, step=step))
             served, epoch, indices, values = wire.read_step(c.reader, self._info, c.peer)
             return Step(served, epoch, indices, values)
 
@@ -78,24 +86,13 @@ class Session:
         self._expected = step + 1
         return result
 
-    def _next_step(self, c: "_Connection", op: int, **kw: int) -> int:
-        c.sock.sendall(wire.encode_session(op, self._cache, self._run, self._rank, **kw))
+    def _next_step(self, c: Connection, op: int, **kw: int) -> int:
+        c.send(wire.encode_session(op, self._cache, self._run, self._rank, **kw))
         body = wire.ok_body(c.reader.frame(), c.peer)
         (next_step,) = body.unpack("<q")
         return int(next_step)
 
-    def _retrying(self, request):  # type: ignore[no-untyped-def]
-        """Runs ``request(connection, attempt)`` up to ATTEMPTS times; a pooled connection that the
-        node had closed while it was idle costs no attempt, but counts as one for ``attempt > 0``
-        (the request may have reached the node)."""
-        last: Exception = Unavailable("no attempt made")
-        attempt = failures = 0
-        while failures < self.ATTEMPTS:
-            try:
-                return self._client._call_once(self._cache, lambda c: request(c, attempt))
-            except (LookupFailed, Unavailable) as e:
-                last = e
-                attempt += 1
-                if not getattr(e, "pooled", False):  # pooled ones run out: each failed one is dropped
-                    failures += 1
-        raise last if isinstance(last, TensorCacheError) else Unavailable(str(last))
+    def _retrying(self, request: Callable[[Connection, int], T]) -> T:
+        """Runs ``request(connection, attempt)`` up to ATTEMPTS times (see
+        :meth:`Transport.call_attempts`)."""
+        return self._transport.call_attempts(request, self.ATTEMPTS)

@@ -328,7 +328,7 @@ def test_a_node_sending_another_dtype_fails_the_lookup_and_its_connection(fake):
     with TensorCacheClient(fake.endpoint, timeout=10) as client:
         with pytest.raises(ProtocolError, match=r"field 'i32' arrives with dtype code 5 \(I64\), expected 4 \(I32\)"):
             client.lookup("c", [1])
-        assert not client._idle, "the connection out of step is closed, not pooled"
+        assert client.transport.idle == 0, "the connection out of step is closed, not pooled"
         del fake.code_of["i32"]
         assert client.lookup("c", [1])["i32"].tolist() == fake.rows["i32"][[1]].tolist()
 

@@ -97,7 +97,7 @@ def test_inputs_are_asked_in_version_4_and_read_as_json(fake):
         assert client.describe("c").n == 100
         fake.json = b' {\n "n" : "1",  "a":"\\u00e9\\t"}'  # any valid JSON of strings
         assert client.inputs("c") == {"a": "é\t", "n": "1"}
-        assert len(client._idle) == 1, "one connection, in step throughout"
+        assert client.transport.idle == 1, "one connection, in step throughout"
     assert inputs == RECORDED and list(inputs) == sorted(RECORDED)
     assert fake.requests == [(4, wire.INPUTS, "c"), (1, wire.DESCRIBE, "c"), (4, wire.INPUTS, "c")]
 
@@ -113,7 +113,7 @@ def test_an_unknown_cache_is_a_bad_request_and_the_connection_stays(fake):
         with pytest.raises(BadRequest, match=r"^unknown cache 'nope', expected one of \[c\]$"):
             client.inputs("nope")
         assert client.inputs("c") == RECORDED
-        assert len(client._idle) == 1
+        assert client.transport.idle == 1
 
 
 @pytest.mark.parametrize("reply, message", [
@@ -132,7 +132,7 @@ def test_anything_but_a_json_object_of_strings_is_a_protocol_error(fake, reply, 
     with TensorCacheClient(fake.endpoint, timeout=10) as client:
         with pytest.raises(ProtocolError, match=message):
             client.inputs("c")
-        assert not client._idle, "the connection out of step is closed, not pooled"
+        assert client.transport.idle == 0, "the connection out of step is closed, not pooled"
 
 
 def test_bytes_after_the_json_are_a_protocol_error():
@@ -149,7 +149,7 @@ def test_a_node_of_versions_1_to_3_is_named_as_one_to_upgrade(fake):
         assert str(e.value) == (
             f"node {fake.endpoint} does not serve recorded inputs (protocol version 4); upgrade the node"
         )
-        assert not client._idle, "the node closed the connection"
+        assert client.transport.idle == 0, "the node closed the connection"
         assert client.describe("c").fields[0].name == "logp", "other requests are still served"
     assert [v for v, _, _ in fake.requests] == [4, 1]
 
@@ -186,7 +186,7 @@ def test_a_node_refuses_inputs_of_an_unknown_cache_as_describe_does(nodes):
         assert str(asked.value) == str(described.value)
         assert str(asked.value).startswith("unknown cache 'no-such-cache', expected one of ")
         assert isinstance(client.inputs(nodes[0].cache), dict), "the connection stays usable"
-        assert len(client._idle) == 1
+        assert client.transport.idle == 1
 
 
 def test_a_node_refuses_inputs_in_version_3(nodes):

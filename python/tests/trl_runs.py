@@ -36,14 +36,16 @@ def quiet() -> None:
 def make_checkpoint(out: Path, seed: int = SEED) -> Dict[str, List[Dict[str, Any]]]:
     """A Hugging Face Llama checkpoint with its tokenizer and chat template under ``out``; returns
     the seeded text and conversational rows."""
-    import make_test_models as m
+    from byo_fixtures import LLAMA3_TEMPLATE
+    from byo_fixtures.models import train_tokenizer
+    from byo_fixtures.text import make_conversational_rows, make_corpus, make_text_rows
 
     rng = random.Random(seed)
-    rows = {"text": m.make_text_rows(rng), "conversational": m.make_conversational_rows(rng)}
-    tokenizer = m.train_tokenizer(m.make_corpus(rng))
+    rows = {"text": make_text_rows(rng), "conversational": make_conversational_rows(rng)}
+    tokenizer = train_tokenizer(make_corpus(rng))
     model = llama(tokenizer, seed)
     model.save_pretrained(str(out))
-    tokenizer.chat_template = m.LLAMA3_TEMPLATE
+    tokenizer.chat_template = LLAMA3_TEMPLATE
     tokenizer.save_pretrained(str(out))
     return rows
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import bench_rows  # noqa: E402
 import make_bench_model  # noqa: E402
 from conftest import (  # noqa: E402
     TINY_BODY, TINY_LONG_ROWS, TINY_ROWS, TINY_SEED, TINY_TOKENIZER_VOCAB)
@@ -82,17 +83,17 @@ def test_lengths_are_measured_as_trl_tokenizes_the_rows(tiny_bench_model):
 
 def test_drawn_lengths_are_skewed_with_a_long_tail():
     rng = random.Random(1)
-    draws = [make_bench_model.draw_lengths(rng) for _ in range(20000)]
+    draws = [bench_rows.draw_lengths(rng) for _ in range(20000)]
     sequences = [p + c for p, chosen, rejected in draws for c in (chosen, rejected)]
-    stats = make_bench_model.percentiles(sequences)
+    stats = bench_rows.percentiles(sequences)
     assert 110 <= stats["p50"] <= 130
     assert 260 <= stats["p90"] <= 300
-    assert stats["max"] <= 1000 - make_bench_model.SLACK
+    assert stats["max"] <= 1000 - bench_rows.SLACK
     assert sum(s > 560 for s in sequences) / len(sequences) > 0.005
     # chosen and rejected lengths are drawn independently
     same = sum(chosen == rejected for _, chosen, rejected in draws)
     assert same < 0.05 * len(draws)
-    long = [make_bench_model.draw_long_lengths(rng) for _ in range(1000)]
+    long = [bench_rows.draw_long_lengths(rng) for _ in range(1000)]
     assert all(1500 <= p + c <= 2048 for p, chosen, rejected in long for c in (chosen, rejected))
 
 

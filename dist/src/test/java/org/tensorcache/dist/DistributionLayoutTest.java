@@ -48,8 +48,16 @@ class DistributionLayoutTest {
       assertFalse(jars.stream().anyMatch(j -> j.startsWith(prefix)), prefix + "* in " + jars);
     }
     assertEquals(
-        Set.of("dataset_source.py", "export_hf_model.py", "prepare_dataset.py"),
+        Set.of(
+            "dataset_source.py",
+            "dataset_tokens.py",
+            "export_hf_model.py",
+            "hf_export",
+            "prepare_dataset.py"),
         names(dist.home.resolve("scripts")));
+    assertEquals(
+        Set.of("__init__.py", "load.py", "metadata.py", "split.py", "trace.py"),
+        names(dist.home.resolve("scripts/hf_export")));
     assertTrue(Files.isRegularFile(dist.home.resolve("python/tensorcache/digests.py")));
     assertTrue(Files.isRegularFile(dist.home.resolve("python/pyproject.toml")));
     assertFalse(Files.exists(dist.home.resolve("python/tests")), "the client's tests shipped");
