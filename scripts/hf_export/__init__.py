@@ -25,3 +25,25 @@ class ExportError(Exception):
 
 def stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def save_reproducible(module, path) -> None:  # type: ignore[no-untyped-def]
+    """Saves a traced module so that the same model gives the same bytes wherever it is exported.
+
+    TorchScript's archive records the tracing call stack (absolute paths and line numbers of this
+    exporter, torch and transformers) in its ``*.debug_pkl`` entries, and a ``serialization_id``
+    hashed over them; the model directory's digest enters the cache id, so those made every
+    checkout's cache a different one. Loading needs neither: they are left out."""
+    import os
+    import zipfile
+
+    module.save(str(path))
+    kept = str(path) + ".kept"
+    with zipfile.ZipFile(str(path)) as src, zipfile.ZipFile(kept, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            name = info.filename
+            if name.endswith(".debug_pkl") or name.endswith("/.data/serialization_id"):
+                continue
+            entry = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            dst.writestr(entry, src.read(name))
+    os.replace(kept, str(path))

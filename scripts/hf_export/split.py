@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
-from hf_export import BODY_FILE, HEAD_FILE, ExportError, Log
+from hf_export import BODY_FILE, HEAD_FILE, ExportError, Log, save_reproducible
 from hf_export.trace import check_lengths, random_rows, right_padded, text_config
 
 
@@ -247,8 +247,8 @@ def export_split(model: Any, wrapper: Any, tmp: Path, source: str, example_ids: 
             traced_head = torch.jit.trace(head, (example_flat,), check_trace=False, strict=False)
         except Exception as e:  # noqa: BLE001
             raise ExportError(f"torch.jit.trace failed: {type(e).__name__}: {e}") from e
-    traced_body.save(str(tmp / BODY_FILE))
-    traced_head.save(str(tmp / HEAD_FILE))
+    save_reproducible(traced_body, str(tmp / BODY_FILE))
+    save_reproducible(traced_head, str(tmp / HEAD_FILE))
     del traced_body, traced_head
     reloaded_body = torch.jit.load(str(tmp / BODY_FILE), map_location="cpu").eval()
     reloaded_head = torch.jit.load(str(tmp / HEAD_FILE), map_location="cpu").eval()

@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
-from hf_export import MODEL_FILE, ExportError, Log
+from hf_export import MODEL_FILE, ExportError, Log, save_reproducible
 
 
 def wrap(model: Any, task: str, module: str) -> Any:
@@ -187,7 +187,7 @@ def export_logits_only(wrapper: Any, tmp: Path, task: str, source: str, model: A
         except Exception as e:  # noqa: BLE001
             raise ExportError(f"torch.jit.trace failed for '{source}': {type(e).__name__}: {e}") from e
     model_path = tmp / MODEL_FILE
-    traced.save(str(model_path))
+    save_reproducible(traced, str(model_path))
     del traced
     reloaded = torch.jit.load(str(model_path), map_location="cpu").eval()
     _verify_traced(reloaded, wrapper, task, last_dim, id_limit, pad_id, check_len, tolerance, log)
