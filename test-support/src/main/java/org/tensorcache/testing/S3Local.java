@@ -141,7 +141,7 @@ public final class S3Local {
         "s3-local: S3Proxy on "
             + endpoint
             + ", objects under "
-            + server.objectsDir()
+            + options.dir().resolve("objects")
             + "; bucket "
             + options.bucket());
     out.println(

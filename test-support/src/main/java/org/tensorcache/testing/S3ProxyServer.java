@@ -75,11 +75,6 @@ public final class S3ProxyServer implements AutoCloseable {
     return server;
   }
 
-  /** The directory the objects are kept under, one directory per bucket. */
-  public Path objectsDir() {
-    return baseDir;
-  }
-
   /** The server process's pid, while it runs. */
   public long pid() {
     if (process == null) {
