@@ -62,11 +62,7 @@ public record ExampleSet(
         examples.add(reader.next());
       }
       if (examples.isEmpty()) {
-        throw new IllegalArgumentException(
-            "data set "
-                + file
-                + (reader.header() == null ? " is empty" : " has a header and no rows")
-                + ": expected one JSON object per line");
+        throw new EmptyDataSetException(file, reader.header() != null);
       }
       return new ExampleSet(
           file,

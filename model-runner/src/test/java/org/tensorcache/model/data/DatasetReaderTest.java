@@ -50,7 +50,7 @@ class DatasetReaderTest {
   void anEmptyDataSetIsNamedAsEmpty() throws Exception {
     Path empty = dir.resolve("prefs.jsonl");
     Files.writeString(empty, "", StandardCharsets.UTF_8);
-    var e = assertThrows(IllegalArgumentException.class, () -> ExampleSet.load(empty));
+    var e = assertThrows(EmptyDataSetException.class, () -> ExampleSet.load(empty));
     assertEquals(
         "data set " + empty + " is empty: expected one JSON object per line", e.getMessage());
   }

@@ -18,8 +18,9 @@ import java.util.HexFormat;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Arbitrary bytes as a JSONL data set: {@link ExampleSet#load} gives an example set or a {@link
- * MalformedDataException} naming the line, never another exception. A set that loads has the
+ * Arbitrary bytes as a JSONL data set: {@link ExampleSet#load} gives an example set, a {@link
+ * MalformedDataException} naming the line or an {@link EmptyDataSetException} naming the file,
+ * never another exception. A set that loads has the
  * SHA-256 of the file's bytes, and its rows written back as JSONL load as the same rows.
  */
 class ExampleSetFuzzTest {
@@ -46,6 +47,9 @@ class ExampleSetFuzzTest {
     } catch (MalformedDataException e) {
       assertTrue(e.line() >= 1, e.getMessage());
       assertTrue(e.getMessage().startsWith(file + " line " + e.line() + ": "), e.getMessage());
+      return;
+    } catch (EmptyDataSetException e) {
+      assertTrue(e.getMessage().startsWith("data set " + file + " "), e.getMessage());
       return;
     }
     assertTrue(set.size() > 0);
