@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.AtomicFiles;
 import org.tensorcache.store.segment.SegmentStore;

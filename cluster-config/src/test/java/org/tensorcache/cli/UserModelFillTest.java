@@ -410,7 +410,7 @@ class UserModelFillTest {
           block.copyValues(f, i, row, 0); // token counts are I32: exact as floats
           for (int k = 0; k < field.width(); k++) {
             values[f][(int) i * field.width() + k] =
-                org.tensorcache.model.spec.FieldArrays.asFloat(field.dtype(), row, k);
+                org.tensorcache.fields.FieldArrays.asFloat(field.dtype(), row, k);
           }
         }
       }

@@ -2,10 +2,10 @@ package org.tensorcache.launch;
 
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
-import org.tensorcache.model.spec.FieldSpec;
 
 /** A runner that computes what another computes, taking at least a given time per batch. */
 final class SlowRunner implements ModelRunner {

@@ -38,7 +38,8 @@ class DistributionLayoutTest {
   void libHoldsTheCommandLineWithItsNativeLibraryAndNothingOfTheTests() throws Exception {
     String version = System.getProperty("dist.name").substring("tensorcache-".length());
     Set<String> jars = names(dist.home.resolve("lib"));
-    for (String module : List.of("cluster-config", "actors", "persistence", "model-runner")) {
+    for (String module :
+        List.of("cluster-config", "actors", "persistence", "model-runner", "fields")) {
       assertTrue(jars.contains(module + "-" + version + ".jar"), module + " missing in " + jars);
     }
     for (String prefix : List.of("pytorch-native-", "pytorch-jni-", "picocli-", "logback")) {

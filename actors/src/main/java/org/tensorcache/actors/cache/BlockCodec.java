@@ -5,9 +5,9 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 

@@ -1,9 +1,9 @@
 package org.tensorcache.actors.client;
 
 import org.tensorcache.actors.lookup.LookupChecks;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -23,7 +23,7 @@ public record Batch(CacheSpec spec, long[] indices, Object[] values) {
     return (float[]) typed(name, DType.F32);
   }
 
-  /** The bit patterns of an F16 or BF16 field ({@link org.tensorcache.model.spec.HalfFloats}). */
+  /** The bit patterns of an F16 or BF16 field ({@link org.tensorcache.fields.HalfFloats}). */
   public short[] shorts(String name) {
     FieldSpec f = spec.fields().get(spec.fieldIndex(name));
     return (short[]) typed(name, f.dtype() == DType.BF16 ? DType.BF16 : DType.F16);

@@ -67,7 +67,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
 
   /**
    * The reply to {@link GetValues}: per field, {@code indices.length * width} elements of its dtype
-   * ({@link org.tensorcache.model.spec.FieldArrays}).
+   * ({@link org.tensorcache.fields.FieldArrays}).
    */
   public record Values(long[] indices, Object[] values) implements KryoSerializable {}
 

@@ -1,8 +1,8 @@
 package org.tensorcache.actors.lookup;
 
 import org.tensorcache.actors.cache.NodeSettings;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** The checks of a lookup request, made before anything is asked of the cluster. */

@@ -3,9 +3,9 @@ package org.tensorcache.actors.lookup;
 import java.net.ProtocolException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

@@ -5,7 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 
 /** The compute requests of a shard that wait for some of their indices. */

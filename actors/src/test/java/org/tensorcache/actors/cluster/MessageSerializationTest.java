@@ -28,7 +28,7 @@ import org.tensorcache.actors.coordinator.CoordinatorState;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.actors.structure.WireTypes;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.serialization.KryoSerializer;
 import org.tensorcache.store.spec.CacheSpec;

@@ -24,8 +24,8 @@ import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.HalfFloats;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.HalfFloats;
 
 /**
  * A cache of BF16 vectors, gossiped and replicated by reference: members, the lookup port in

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 class CoverageTest {

@@ -13,9 +13,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.session.SessionStep;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

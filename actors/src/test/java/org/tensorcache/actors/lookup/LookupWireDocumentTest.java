@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
-import org.tensorcache.model.spec.HalfFloats;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
+import org.tensorcache.fields.HalfFloats;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** The Java codec against the worked examples of {@code docs/wire-protocol.md}. */

@@ -6,10 +6,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
-import org.tensorcache.model.spec.FieldSpec;
 
 /**
  * A real runner whose forward passes go through a {@link Gate} the test holds, that counts the

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.fields.DType;
 import org.tensorcache.launch.JobDefinitions;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
@@ -17,7 +18,6 @@ import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.Truncation;
-import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.usermodel.UserModel;
 
 /**

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.DType;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
@@ -15,7 +16,6 @@ import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.PaddedBatch;
-import org.tensorcache.model.spec.DType;
 import org.tensorcache.model.usermodel.UserModel;
 
 /**

@@ -4,10 +4,10 @@ import ai.djl.pytorch.jni.JniUtils;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
-import org.tensorcache.model.spec.FieldSpec;
 
 /**
  * A runner that hands everything to another and records, in shared {@link Stats}, when and for how

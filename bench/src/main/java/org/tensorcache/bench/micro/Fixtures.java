@@ -3,7 +3,7 @@ package org.tensorcache.bench.micro;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectLocation;
 import org.tensorcache.store.objects.ObjectSegmentStore;

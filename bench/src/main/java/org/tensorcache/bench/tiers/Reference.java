@@ -2,7 +2,7 @@ package org.tensorcache.bench.tiers;
 
 import java.util.Arrays;
 import org.tensorcache.bench.fixture.FeatureRunner;
-import org.tensorcache.model.spec.HalfFloats;
+import org.tensorcache.fields.HalfFloats;
 
 /**
  * Every value of the cache as the runner defines it, in a plain {@code short[]} of BF16 bit

@@ -6,9 +6,9 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.FeatureRunner;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.fields.DType;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
-import org.tensorcache.model.spec.DType;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

@@ -3,14 +3,14 @@ package org.tensorcache.model.runner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.TracedHead;
 import org.tensorcache.model.hf.Truncation;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
 
 /**
  * TRL's reference log-probs ({@code DPOTrainer} with {@code precompute_ref_log_probs=True}) on a

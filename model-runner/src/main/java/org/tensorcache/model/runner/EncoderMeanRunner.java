@@ -6,12 +6,12 @@ import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.TokenizedDocument;
 import org.tensorcache.model.hf.TorchScriptModel;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
 
 /**
  * Frozen features from a user's traced encoder: the mean of its last hidden states over the row's

@@ -5,11 +5,11 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.ParameterStore;
 import java.util.ArrayList;
 import java.util.List;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.lm.TinyLm;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
 import org.tensorcache.model.text.ByteTokenizer;
 
 /**

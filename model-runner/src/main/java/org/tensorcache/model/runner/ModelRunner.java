@@ -2,8 +2,8 @@ package org.tensorcache.model.runner;
 
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.Example;
-import org.tensorcache.model.spec.FieldSpec;
 
 /**
  * Computes named per-example tensors for a batch of examples. Everything that decides the values

@@ -1,7 +1,7 @@
 package org.tensorcache.model.runner;
 
 import java.util.List;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 
 /**
  * The checked output of a runner for one batch: per field, per example, the flat values. It can

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import org.tensorcache.fields.DType;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.MemoryModel;
@@ -24,7 +25,6 @@ import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.EncoderMeanRunner;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerIdentity;
-import org.tensorcache.model.spec.DType;
 
 /**
  * A user's model directory with what a cache job on it needs: the tokenizer, the data set turned

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.hf.ModelDirectory;
@@ -12,8 +14,6 @@ import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.EncoderMeanRunner;
 import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.model.runner.TorchScriptRunner;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
 
 /**
  * What decides the values computed with a user's model directory, known from its files and the

@@ -6,11 +6,11 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.TinyLm;
-import org.tensorcache.model.spec.FieldSpec;
 
 class HiddenMeanRunnerTest {
   @Test

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 
 class RunnerOutputTest {
   static final List<FieldSpec> FIELDS = List.of(FieldSpec.scalar("a"), FieldSpec.vector("v", 3));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.tensorcache.fields.DType;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.Example;
@@ -12,7 +13,6 @@ import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.hf.InvalidRowException;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.CausalLmLogprobRunner;
-import org.tensorcache.model.spec.DType;
 
 /**
  * A row whose forward pass alone would take more than the memory bound is refused while the data

@@ -10,13 +10,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.tensorcache.fields.DType;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
-import org.tensorcache.model.spec.DType;
 
 /**
  * The values of a user's traced model equal those TRL 1.13's DPOTrainer computed with the eager

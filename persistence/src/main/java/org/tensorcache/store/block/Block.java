@@ -1,8 +1,8 @@
 package org.tensorcache.store.block;
 
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

@@ -2,9 +2,9 @@ package org.tensorcache.store.block;
 
 import java.lang.reflect.Array;
 import java.util.Arrays;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** Validation of what enters a block, done in full before anything is changed. */

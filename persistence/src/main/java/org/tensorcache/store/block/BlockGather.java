@@ -3,8 +3,8 @@ package org.tensorcache.store.block;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

@@ -1,7 +1,7 @@
 package org.tensorcache.store.block;
 
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
 
 /**
  * The merge that makes blocks a state-based CRDT: element-wise {@link Math#max} where both blocks

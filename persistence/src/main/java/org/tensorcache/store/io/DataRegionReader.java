@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
 
 /**
  * Streams little-endian data of a known length from a channel through a fixed buffer, keeping the

@@ -2,7 +2,7 @@ package org.tensorcache.store.segment;
 
 import java.util.Arrays;
 import java.util.List;
-import org.tensorcache.model.spec.DType;
+import org.tensorcache.fields.DType;
 
 /**
  * One tensor entry of a safetensors header, as this project writes it.

@@ -10,7 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 
 /**
  * Identifies a cache's values: the SHA-256 of its {@link FingerprintInputs}. Same fingerprint means

@@ -5,8 +5,8 @@ import java.lang.reflect.Array;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**

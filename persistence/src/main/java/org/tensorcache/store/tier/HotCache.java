@@ -3,7 +3,7 @@ package org.tensorcache.store.tier;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.PublishedBlocks;
 import org.tensorcache.store.spec.CacheSpec;

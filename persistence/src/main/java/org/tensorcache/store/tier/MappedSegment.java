@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SafetensorsReader;
 import org.tensorcache.store.segment.SegmentChecks;

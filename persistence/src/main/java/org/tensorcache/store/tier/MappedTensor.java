@@ -8,7 +8,7 @@ import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
 import java.util.zip.CRC32C;
-import org.tensorcache.model.spec.DType;
+import org.tensorcache.fields.DType;
 
 /**
  * One field's tensor of a mapped segment: {@code rows} rows of {@code width} elements of one dtype,

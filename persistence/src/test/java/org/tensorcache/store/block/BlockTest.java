@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.Fixtures;
 import org.tensorcache.store.spec.CacheSpec;
 

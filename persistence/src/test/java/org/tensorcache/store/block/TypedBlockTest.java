@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldArrays;
-import org.tensorcache.model.spec.FieldSpec;
-import org.tensorcache.model.spec.HalfFloats;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldArrays;
+import org.tensorcache.fields.FieldSpec;
+import org.tensorcache.fields.HalfFloats;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** Blocks of every dtype: storing a runner's floats, MAX, the checks, the gather. */

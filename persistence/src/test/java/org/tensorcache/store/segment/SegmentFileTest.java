@@ -64,7 +64,7 @@ class SegmentFileTest {
         new CacheSpec(
             SPEC.name(),
             8192,
-            java.util.List.of(org.tensorcache.model.spec.FieldSpec.vector("features", 300)),
+            java.util.List.of(org.tensorcache.fields.FieldSpec.vector("features", 300)),
             4096);
     Fingerprint fp = Fixtures.fingerprint(big);
     Block block = Fixtures.block(big, 1, 6, 90);

@@ -16,7 +16,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.Fixtures;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;

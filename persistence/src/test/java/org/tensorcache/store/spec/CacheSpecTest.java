@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.Fixtures;
 
 class CacheSpecTest {

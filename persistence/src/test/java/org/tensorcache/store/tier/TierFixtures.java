@@ -1,8 +1,8 @@
 package org.tensorcache.store.tier;
 
 import java.util.List;
-import org.tensorcache.model.spec.DType;
-import org.tensorcache.model.spec.FieldSpec;
+import org.tensorcache.fields.DType;
+import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 

@@ -1,2 +1,2 @@
 /** Field specifications shared by runners and storage: names, dtypes and per-example shapes. */
-package org.tensorcache.model.spec;
+package org.tensorcache.fields;

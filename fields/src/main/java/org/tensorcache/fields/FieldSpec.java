@@ -1,4 +1,4 @@
-package org.tensorcache.model.spec;
+package org.tensorcache.fields;
 
 import java.util.Arrays;
 import java.util.regex.Pattern;

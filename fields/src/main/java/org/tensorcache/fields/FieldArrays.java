@@ -1,4 +1,4 @@
-package org.tensorcache.model.spec;
+package org.tensorcache.fields;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

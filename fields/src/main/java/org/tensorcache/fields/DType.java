@@ -1,4 +1,4 @@
-package org.tensorcache.model.spec;
+package org.tensorcache.fields;
 
 /**
  * The element type of a cached field. Values are merged with MAX: floating types as the floats they

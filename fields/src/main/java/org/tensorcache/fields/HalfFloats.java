@@ -1,4 +1,4 @@
-package org.tensorcache.model.spec;
+package org.tensorcache.fields;
 
 /**
  * Conversions between {@code float} and the 16-bit floating types, as bit patterns in a {@code

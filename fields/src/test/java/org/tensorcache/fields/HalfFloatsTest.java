@@ -1,4 +1,4 @@
-package org.tensorcache.model.spec;
+package org.tensorcache.fields;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
