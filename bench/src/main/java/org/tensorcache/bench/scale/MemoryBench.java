@@ -33,8 +33,8 @@ final class MemoryBench {
     Path dir = work.toAbsolutePath().resolve("memory");
     if (size != RunSize.FULL) {
       boolean smoke = size == RunSize.SMOKE;
-      int n = smoke ? 2 * ScaleNodes.RANGE_SIZE : 1_000_000;
-      int warmUp = smoke ? 2 * ScaleNodes.RANGE_SIZE : MemoryMeasure.MIN_WARM_UP_N;
+      int n = smoke ? 2 * ScaleCaches.RANGE_SIZE : 1_000_000;
+      int warmUp = smoke ? 2 * ScaleCaches.RANGE_SIZE : MemoryMeasure.MIN_WARM_UP_N;
       Map<String, Object> r =
           MemoryMeasure.measure(
               dir,
