@@ -39,8 +39,9 @@ final class Parts {
               "cluster",
               "embedded cluster next to its references",
               r -> {
-                Map<String, Object> results = new LinkedHashMap<>(r.header());
+                Map<String, Object> results = new LinkedHashMap<>();
                 results.put("benchmark", "cluster");
+                results.putAll(r.header());
                 results.put("cluster", ClusterBench.run(r.work(), r.size()));
                 Results.write(r.out().resolveSibling("cluster.json"), results);
               }),
@@ -97,13 +98,13 @@ final class Parts {
    */
   private static void foundation(Part.Run r, String key, Object figures) throws IOException {
     Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "foundation");
     if (Files.exists(r.out())) {
       results.putAll(
           new ObjectMapper()
               .readValue(r.out().toFile(), new TypeReference<LinkedHashMap<String, Object>>() {}));
     }
     results.putAll(r.header());
-    results.put("benchmark", "foundation");
     results.put(key, figures);
     Results.write(r.out(), results);
   }
