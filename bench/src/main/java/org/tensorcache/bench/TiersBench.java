@@ -1,11 +1,13 @@
 package org.tensorcache.bench;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
@@ -14,7 +16,6 @@ import org.tensorcache.bench.tiers.Fills;
 import org.tensorcache.bench.tiers.Gathers;
 import org.tensorcache.bench.tiers.Reference;
 import org.tensorcache.bench.tiers.TierConfig;
-import org.tensorcache.bench.tiers.TierNode;
 import org.tensorcache.bench.tiers.TiersReport;
 import org.tensorcache.bench.tiers.Timings;
 import org.tensorcache.bench.tiers.TrainerLoop;
@@ -69,10 +70,10 @@ final class TiersBench {
       ExampleSet warmUpData = ExampleSet.load(dir.resolve("warm-up.jsonl"));
       CacheDefinition warmUp =
           c.definition("tiers-warm-up", warmUpData, dir.resolve("warm-up/seg"));
-      try (TierNode node =
-          TierNode.start(
+      try (EmbeddedNodes node =
+          tierNode(
               dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
-        print("warm-up fill", node.fill(warmUp.cacheId()));
+        print("warm-up fill", node.fill(warmUp.cacheId(), FILL_WITHIN));
         trainer(node, warmUp, reference, "jit-warm-up", c, false);
       }
     }
@@ -80,11 +81,11 @@ final class TiersBench {
     // 1: the budget, prefetch on
     List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve("prefetch"));
     CacheDefinition cache = caches.get(0);
-    List<TierNode.Fill> fillBefore;
+    List<EmbeddedNodes.Fill> fillBefore;
     TiersReport.Runs prefetch;
     Map<String, Object> random;
-    try (TierNode node =
-        TierNode.start(dir.resolve("prefetch/node"), caches, c.budgetBytes(), c.prefetchSteps())) {
+    try (EmbeddedNodes node =
+        tierNode(dir.resolve("prefetch/node"), caches, c.budgetBytes(), c.prefetchSteps())) {
       if (!node.byReference(cache.cacheId())) {
         throw new IllegalStateException(
             "cache " + cache.cacheId() + " is gossiped, expected by reference");
@@ -94,8 +95,8 @@ final class TiersBench {
       prefetch = trainer(node, cache, reference, "prefetch", c);
       random =
           Gathers.random(
-              node.client(),
-              node.hot(),
+              node.client(0),
+              node.hot(0),
               cache,
               reference,
               c.n(),
@@ -106,34 +107,33 @@ final class TiersBench {
     }
 
     // 2: the whole cache in memory, every range hot before the steps
-    List<TierNode.Fill> fillUnbounded;
+    List<EmbeddedNodes.Fill> fillUnbounded;
     TiersReport.Runs inMemory;
     Timings[] againstArray;
     int passes;
     caches = c.definitions("tiers", data, dir.resolve("in-memory"));
     cache = caches.get(0);
-    try (TierNode node =
-        TierNode.start(
-            dir.resolve("in-memory/node"), caches, c.unboundedBytes(), c.prefetchSteps())) {
+    try (EmbeddedNodes node =
+        tierNode(dir.resolve("in-memory/node"), caches, c.unboundedBytes(), c.prefetchSteps())) {
       fillUnbounded = fill(node, caches);
       print("fill without a budget", fillUnbounded);
-      passes = Gathers.promoteAll(node.client(), node.hot(), cache, c.batch(), 200);
+      passes = Gathers.promoteAll(node.client(0), node.hot(0), cache, c.batch(), 200);
       System.out.printf(
           "every range hot after %d passes over every index: %d MiB held%n",
-          passes, node.hot().bytesHeld() >> 20);
+          passes, node.hot(0).bytesHeld() >> 20);
       inMemory = trainer(node, cache, reference, "in-memory", c);
       againstArray =
           Gathers.againstArray(
-              node.client(), cache, reference, inMemory.session().timedIndices(), c.warmUpNanos());
+              node.client(0), cache, reference, inMemory.session().timedIndices(), c.warmUpNanos());
     }
 
     // 3: the budget, prefetch off
-    List<TierNode.Fill> fillAfter;
+    List<EmbeddedNodes.Fill> fillAfter;
     TiersReport.Runs noPrefetch;
     caches = c.definitions("tiers", data, dir.resolve("no-prefetch"));
     cache = caches.get(0);
-    try (TierNode node =
-        TierNode.start(dir.resolve("no-prefetch/node"), caches, c.budgetBytes(), 0)) {
+    try (EmbeddedNodes node =
+        tierNode(dir.resolve("no-prefetch/node"), caches, c.budgetBytes(), 0)) {
       fillAfter = fill(node, caches);
       print("fill with the budget, again", fillAfter);
       noPrefetch = trainer(node, cache, reference, "no-prefetch", c);
@@ -157,23 +157,40 @@ final class TiersBench {
     report.chart(resultsDir.resolve("tiers.png"));
   }
 
-  /** Fills {@code caches} one after the other. */
-  private static List<TierNode.Fill> fill(TierNode node, List<CacheDefinition> caches)
+  private static final Duration FILL_WITHIN = Duration.ofMinutes(30);
+
+  /**
+   * A node under {@code dir} with {@code caches}, a hot tier of {@code budgetBytes} and sessions
+   * prefetching {@code prefetchSteps} steps ahead (0: off): both are node-wide settings, so each
+   * configuration is a node of its own.
+   */
+  private static EmbeddedNodes tierNode(
+      Path dir, List<CacheDefinition> caches, long budgetBytes, int prefetchSteps)
       throws Exception {
-    List<TierNode.Fill> fills = new java.util.ArrayList<>();
+    return EmbeddedNodes.one(
+        dir,
+        caches,
+        Map.of(
+            "tensorcache.memory.budget", budgetBytes, "tensorcache.prefetch.steps", prefetchSteps));
+  }
+
+  /** Fills {@code caches} one after the other. */
+  private static List<EmbeddedNodes.Fill> fill(EmbeddedNodes node, List<CacheDefinition> caches)
+      throws Exception {
+    List<EmbeddedNodes.Fill> fills = new java.util.ArrayList<>();
     for (CacheDefinition cache : caches) {
-      fills.add(node.fill(cache.cacheId()));
+      fills.add(node.fill(cache.cacheId(), FILL_WITHIN));
     }
     return fills;
   }
 
-  private static void print(String what, List<TierNode.Fill> fills) {
-    for (TierNode.Fill f : fills) {
+  private static void print(String what, List<EmbeddedNodes.Fill> fills) {
+    for (EmbeddedNodes.Fill f : fills) {
       print(what, f);
     }
   }
 
-  private static void print(String what, TierNode.Fill fill) {
+  private static void print(String what, EmbeddedNodes.Fill fill) {
     System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, fill.seconds(), fill.cpuSeconds());
   }
 
@@ -182,12 +199,12 @@ final class TiersBench {
    * held for the steps prefetched beyond the last is given back for what follows on the node.
    */
   private static TiersReport.Runs trainer(
-      TierNode node, CacheDefinition cache, Reference reference, String run, TierConfig c) {
+      EmbeddedNodes node, CacheDefinition cache, Reference reference, String run, TierConfig c) {
     return trainer(node, cache, reference, run, c, true);
   }
 
   private static TiersReport.Runs trainer(
-      TierNode node,
+      EmbeddedNodes node,
       CacheDefinition cache,
       Reference reference,
       String run,
@@ -195,8 +212,8 @@ final class TiersBench {
       boolean print) {
     TrainerLoop.Result session =
         TrainerLoop.run(
-            node.client(),
-            node.hot(),
+            node.client(0),
+            node.hot(0),
             cache.cacheId(),
             reference,
             run,
@@ -205,16 +222,16 @@ final class TiersBench {
             c.trainNanos(),
             c.warmUpNanos());
     DataPath.giveBack(
-        node.lookup(), TrainerLoop.sessionId(run), session.nextStep(), c.prefetchSteps());
+        node.lookup(0), TrainerLoop.sessionId(run), session.nextStep(), c.prefetchSteps());
     if (print) {
       System.out.printf("trainer order, %s, session next(): %s%n", run, session.toMap());
     }
     String id = run + "-data-path";
     TrainerLoop.Result path =
         DataPath.run(
-            node.lookup(),
-            node.client(),
-            node.hot(),
+            node.lookup(0),
+            node.client(0),
+            node.hot(0),
             cache,
             reference,
             id,
@@ -222,7 +239,7 @@ final class TiersBench {
             c.steps(),
             c.trainNanos(),
             c.warmUpNanos());
-    DataPath.giveBack(node.lookup(), id, path.nextStep(), c.prefetchSteps());
+    DataPath.giveBack(node.lookup(0), id, path.nextStep(), c.prefetchSteps());
     if (print) {
       System.out.printf("trainer order, %s, data path: %s%n", run, path.toMap());
     }

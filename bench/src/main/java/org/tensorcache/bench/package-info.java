@@ -1,6 +1,7 @@
 /**
  * Benchmarks that print their figures next to their references and write results files. This is the
- * top package: {@code FoundationBench} runs every part; the parts in {@code byo}, {@code micro},
- * {@code remote} and {@code scale} build on {@code fixture} and {@code report}, never on this one.
+ * top package: {@code Bench} runs the parts of {@code Parts}; the parts in {@code byo}, {@code
+ * micro}, {@code remote} and {@code scale} build on {@code fixture} and {@code report}, never on
+ * this one.
  */
 package org.tensorcache.bench;

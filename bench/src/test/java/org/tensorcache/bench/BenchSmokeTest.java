@@ -139,7 +139,7 @@ class BenchSmokeTest {
 
   @Test
   void everyPartHasASmokeRun() {
-    Set<String> expected = new TreeSet<>(FoundationBench.PARTS);
+    Set<String> expected = new TreeSet<>(Parts.names());
     expected.removeAll(NOT_YET);
     assertEquals(expected, new TreeSet<>(PARTS.keySet()), "parts with a smoke run");
   }
@@ -149,7 +149,7 @@ class BenchSmokeTest {
   void partFinishesAndWritesItsResults(String part) throws Exception {
     if (part.equals("remote")) {
       assumeTrue(
-          FoundationBench.onPath("redis-server"),
+          Part.onPath("redis-server"),
           "the remote part needs redis-server (Debian: apt-get install redis-server)");
     }
     Path dir = Files2.fresh(Path.of("target", "bench-smoke", part)).toAbsolutePath();

@@ -1,13 +1,12 @@
 package org.tensorcache.actors.testing;
 
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.data.Example;
+import org.tensorcache.model.runner.ForwardingRunner;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 
@@ -15,8 +14,7 @@ import org.tensorcache.model.runner.RunnerOutput;
  * A real runner whose forward passes go through a {@link Gate} the test holds, that counts the
  * examples it computed, and that records whether it was closed while a pass was running.
  */
-public final class GatedRunner implements ModelRunner {
-  private final ModelRunner inner;
+public final class GatedRunner extends ForwardingRunner {
   private final AtomicLong count;
   private final Gate gate;
   private final AtomicInteger running = new AtomicInteger();
@@ -24,7 +22,7 @@ public final class GatedRunner implements ModelRunner {
   public final AtomicBoolean closedWhileRunning = new AtomicBoolean();
 
   public GatedRunner(ModelRunner inner, AtomicLong count, Gate gate) {
-    this.inner = inner;
+    super(inner);
     this.count = count;
     this.gate = gate;
   }
@@ -34,7 +32,7 @@ public final class GatedRunner implements ModelRunner {
     running.incrementAndGet();
     try {
       gate.pass();
-      RunnerOutput out = inner.run(batch);
+      RunnerOutput out = super.run(batch);
       count.addAndGet(batch.size());
       return out;
     } finally {
@@ -45,32 +43,7 @@ public final class GatedRunner implements ModelRunner {
   @Override
   public void close() {
     closedWhileRunning.compareAndSet(false, running.get() > 0);
-    inner.close();
+    super.close();
     closed.countDown();
-  }
-
-  @Override
-  public String id() {
-    return inner.id();
-  }
-
-  @Override
-  public String version() {
-    return inner.version();
-  }
-
-  @Override
-  public List<FieldSpec> fields() {
-    return inner.fields();
-  }
-
-  @Override
-  public String weightsDigest() {
-    return inner.weightsDigest();
-  }
-
-  @Override
-  public Map<String, String> parameters() {
-    return inner.parameters();
   }
 }

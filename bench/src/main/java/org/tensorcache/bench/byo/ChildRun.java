@@ -6,11 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.tensorcache.testing.Reaper;
+import java.util.OptionalInt;
+import org.tensorcache.bench.fixture.ChildProcess;
 
 /**
  * One measurement in a process of its own, so that its peak resident memory is that measurement's:
@@ -30,13 +31,7 @@ final class ChildRun {
    * this JVM's class path.
    */
   static List<String> jvm(List<String> options, List<String> args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(options);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    command.add(ByoChild.class.getName());
-    command.addAll(args);
-    return command;
+    return ChildProcess.jvm(options, ByoChild.class.getName(), args);
   }
 
   /**
@@ -48,7 +43,6 @@ final class ChildRun {
     options.add(JVM_HEAP);
     options.add("-Dai.djl.pytorch.num_threads=" + threads);
     options.add("-Dai.djl.offline=true");
-    options.add("-Djava.awt.headless=true");
     if (quickStart) {
       options.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     }
@@ -63,26 +57,19 @@ final class ChildRun {
   static JsonNode run(
       List<String> command, Map<String, String> env, Path result, Path log, long timeoutS)
       throws IOException, InterruptedException {
-    Files.createDirectories(log.toAbsolutePath().getParent());
     Files.deleteIfExists(result);
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.redirectOutput(log.toFile());
-    pb.environment().putAll(env);
-    Process p = Reaper.start(pb);
-    p.getOutputStream().close();
-    if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    OptionalInt exit = ChildProcess.run(command, env, log, Duration.ofSeconds(timeoutS));
+    if (exit.isEmpty()) {
       return failed("did not finish within " + timeoutS + " s (log " + log + ")");
     }
     JsonNode out = Files.isRegularFile(result) ? readOrNull(result) : null;
-    if (p.exitValue() == 0 && out != null && out.path("ok").asBoolean(false)) {
+    if (exit.getAsInt() == 0 && out != null && out.path("ok").asBoolean(false)) {
       return out;
     }
     String why =
         out != null && out.hasNonNull("error")
             ? out.get("error").asText()
-            : "exit code " + p.exitValue() + " (killed for memory?) without a result";
+            : "exit code " + exit.getAsInt() + " (killed for memory?) without a result";
     return failed(why + " (log " + log + "):\n" + PythonEnv.tail(log));
   }
 

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
-import org.tensorcache.testing.Reaper;
+import org.tensorcache.bench.fixture.ChildProcess;
 
 /**
  * The Python interpreter the benchmark's scripts run with: {@code $TENSORCACHE_PYTHON}, else {@code
@@ -127,12 +130,11 @@ public final class PythonEnv {
 
   /** Runs {@code command} with the console as its output; returns its exit code. */
   static int exec(List<String> command, long timeoutS) throws IOException, InterruptedException {
-    Process p = Reaper.start(new ProcessBuilder(command).inheritIO());
-    if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
-      p.destroyForcibly().waitFor();
+    OptionalInt exit = ChildProcess.run(command, Map.of(), null, Duration.ofSeconds(timeoutS));
+    if (exit.isEmpty()) {
       throw new IOException(String.join(" ", command) + " did not finish in " + timeoutS + " s");
     }
-    return p.exitValue();
+    return exit.getAsInt();
   }
 
   /** The command line that runs {@code script} with {@code args}. */

@@ -3,9 +3,13 @@ package org.tensorcache.bench.byo;
 import ai.djl.pytorch.jni.JniUtils;
 import java.time.Instant;
 import java.util.List;
+<<<<<<< HEAD
 import java.util.Map;
 import org.tensorcache.fields.FieldSpec;
+=======
+>>>>>>> benchparts
 import org.tensorcache.model.data.Example;
+import org.tensorcache.model.runner.ForwardingRunner;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 
@@ -14,7 +18,7 @@ import org.tensorcache.model.runner.RunnerOutput;
  * long it ran and with how many libtorch threads: the part of a fill spent in the model, told apart
  * from the rest. It adds two clock reads per micro-batch and changes no value or fingerprint input.
  */
-final class TimedRunner implements ModelRunner {
+final class TimedRunner extends ForwardingRunner {
   /** What the runners of one cache did; read once the fill is over. */
   static final class Stats {
     private long firstStart;
@@ -69,49 +73,18 @@ final class TimedRunner implements ModelRunner {
     }
   }
 
-  private final ModelRunner inner;
   private final Stats stats;
 
   TimedRunner(ModelRunner inner, Stats stats) {
-    this.inner = inner;
+    super(inner);
     this.stats = stats;
   }
 
   @Override
   public RunnerOutput run(List<? extends Example> batch) {
     long start = System.nanoTime();
-    RunnerOutput out = inner.run(batch);
+    RunnerOutput out = super.run(batch);
     stats.record(start, System.nanoTime());
     return out;
-  }
-
-  @Override
-  public String id() {
-    return inner.id();
-  }
-
-  @Override
-  public String version() {
-    return inner.version();
-  }
-
-  @Override
-  public List<FieldSpec> fields() {
-    return inner.fields();
-  }
-
-  @Override
-  public String weightsDigest() {
-    return inner.weightsDigest();
-  }
-
-  @Override
-  public Map<String, String> parameters() {
-    return inner.parameters();
-  }
-
-  @Override
-  public void close() {
-    inner.close();
   }
 }

@@ -2,7 +2,6 @@ package org.tensorcache.bench.micro;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,6 +10,7 @@ import java.util.Map;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.RunResult;
 import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Table;
 
 /** Turns JMH results into rows (each figure beside its reference), tables and charts. */
 final class MicroReport {
@@ -34,90 +34,97 @@ final class MicroReport {
   }
 
   List<Map<String, Object>> merge(List<String> layouts) {
-    System.out.println("-- block merge (element-wise MAX, both blocks complete), per merge --");
-    System.out.println(
-        "layout            floats     merge ns    inPlace ns   maxLoop ns  ip/loop inPlace GB/s"
-            + "    Mfloats/s");
-    List<Map<String, Object>> rows = new ArrayList<>();
+    Table t =
+        new Table("block merge (element-wise MAX, both blocks complete), per merge")
+            .col("layout", "layout", "%-14s")
+            .col("floats_per_block", "floats", "%9d");
+    scored(t, "merge_ns", "merge ns", "%12.0f");
+    scored(t, "merge_in_place_ns", "inPlace ns", "%13.0f");
+    scored(t, "max_loop_ns", "maxLoop ns", "%12.0f");
+    t.col("in_place_over_loop", "ip/loop", "%8.2f")
+        .json("merge_gb_s")
+        .col("merge_in_place_gb_s", "inPlace GB/s", "%12.2f")
+        .json("max_loop_gb_s")
+        .col("merge_in_place_mfloats_s", "Mfloats/s", "%12.0f");
     for (String layout : layouts) {
       var spec = Fixtures.spec(layout);
       long floats = (long) spec.rangeLength(0) * Fixtures.rowFloats(spec);
       double merge = ns("MergeBench.merge " + layout);
       double inPlace = ns("MergeBench.mergeInPlace " + layout);
       double loop = ns("MergeBench.maxLoop " + layout);
-      System.out.printf(
-          "%-14s %9d %12.0f %13.0f %12.0f %8.2f %12.2f %12.0f%n",
+      t.row(
           layout,
           floats,
           merge,
+          error("MergeBench.merge " + layout),
           inPlace,
+          error("MergeBench.mergeInPlace " + layout),
           loop,
+          error("MergeBench.maxLoop " + layout),
           inPlace / loop,
+          // GB/s of one block's values (floats x 4 bytes) merged per second
+          4.0 * floats / merge,
           4.0 * floats / inPlace,
+          4.0 * floats / loop,
           floats / inPlace * 1e3);
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("layout", layout);
-      row.put("floats_per_block", floats);
-      put(row, "merge_ns", "MergeBench.merge " + layout);
-      put(row, "merge_in_place_ns", "MergeBench.mergeInPlace " + layout);
-      put(row, "max_loop_ns", "MergeBench.maxLoop " + layout);
-      row.put("in_place_over_loop", round(inPlace / loop));
-      // GB/s of one block's values (floats x 4 bytes) merged per second
-      row.put("merge_gb_s", round(4.0 * floats / merge));
-      row.put("merge_in_place_gb_s", round(4.0 * floats / inPlace));
-      row.put("max_loop_gb_s", round(4.0 * floats / loop));
-      row.put("merge_in_place_mfloats_s", round(floats / inPlace * 1e3));
-      rows.add(row);
     }
-    return rows;
+    return t.print();
   }
 
   List<Map<String, Object>> segments(List<String> layouts, Map<String, Integer> bytes) {
-    System.out.println("-- segment encode / strict decode in memory, next to a raw copy --");
-    System.out.println(
-        "layout             bytes   encode us   decode us  rawcopy us  enc/raw  dec/raw  enc GB/s"
-            + "  dec GB/s  raw GB/s");
-    List<Map<String, Object>> rows = new ArrayList<>();
+    Table t =
+        new Table("segment encode / strict decode in memory, next to a raw copy")
+            .col("layout", "layout", "%-14s")
+            .col("segment_bytes", "bytes", "%9d");
+    scored(t, "encode_ns", "encode ns", "%11.0f");
+    scored(t, "decode_ns", "decode ns", "%11.0f");
+    scored(t, "raw_copy_ns", "rawcopy ns", "%11.0f");
+    t.col("encode_over_raw", "enc/raw", "%8.1f")
+        .col("decode_over_raw", "dec/raw", "%8.1f")
+        .col("encode_gb_s", "enc GB/s", "%9.2f")
+        .col("decode_gb_s", "dec GB/s", "%9.2f")
+        .col("raw_copy_gb_s", "raw GB/s", "%9.2f");
     for (String layout : layouts) {
       int size = bytes.get(layout);
       segmentSizes.put(layout, size);
-      double enc = ns("SegmentCodecBench.encode " + layout);
-      double dec = ns("SegmentCodecBench.decode " + layout);
-      double raw = ns("SegmentCodecBench.rawCopy " + layout);
-      System.out.printf(
-          "%-14s %9d %11.2f %11.2f %11.2f %8.1f %8.1f %9.2f %9.2f %9.2f%n",
+      String e = "SegmentCodecBench.encode " + layout;
+      String d = "SegmentCodecBench.decode " + layout;
+      String r = "SegmentCodecBench.rawCopy " + layout;
+      double enc = ns(e);
+      double dec = ns(d);
+      double raw = ns(r);
+      t.row(
           layout,
           size,
-          enc / 1e3,
-          dec / 1e3,
-          raw / 1e3,
+          enc,
+          error(e),
+          dec,
+          error(d),
+          raw,
+          error(r),
           enc / raw,
           dec / raw,
           size / enc,
           size / dec,
           size / raw);
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("layout", layout);
-      row.put("segment_bytes", size);
-      put(row, "encode_ns", "SegmentCodecBench.encode " + layout);
-      put(row, "decode_ns", "SegmentCodecBench.decode " + layout);
-      put(row, "raw_copy_ns", "SegmentCodecBench.rawCopy " + layout);
-      row.put("encode_over_raw", round(enc / raw));
-      row.put("decode_over_raw", round(dec / raw));
-      row.put("encode_gb_s", round(size / enc));
-      row.put("decode_gb_s", round(size / dec));
-      row.put("raw_copy_gb_s", round(size / raw));
-      rows.add(row);
     }
-    return rows;
+    return t.print();
   }
 
   List<Map<String, Object>> replies(int[] batches, Map<String, Object> bytes) {
-    System.out.println("-- lookup reply, 2 float fields, serialize + deserialize per message --");
-    System.out.printf(
-        "%6s %10s %11s %10s %10s   %s%n",
-        "B", "kryo ns", "wire ns", "raw ns", "cbor ns", "bytes kryo/wire/raw/cbor");
-    List<Map<String, Object>> rows = new ArrayList<>();
+    Table t = new Table("lookup reply, 2 float fields, serialize + deserialize per message");
+    t.col("batch", "B", "%6d");
+    scored(t, "kryo_ns", "kryo ns", "%10.0f");
+    scored(t, "kryo_wire_ns", "wire ns", "%11.0f");
+    scored(t, "raw_ns", "raw ns", "%10.0f");
+    scored(t, "cbor_ns", "cbor ns", "%10.0f");
+    t.col("bytes_kryo", "kryo B", "%8d")
+        .col("bytes_kryo_wire", "wire B", "%8d")
+        .col("bytes_raw", "raw B", "%8d")
+        .col("bytes_cbor", "cbor B", "%8d")
+        .json("kryo_over_raw")
+        .json("kryo_wire_over_raw")
+        .json("cbor_over_raw");
     for (int b : batches) {
       @SuppressWarnings("unchecked")
       Map<String, Integer> size = (Map<String, Integer>) bytes.get(Integer.toString(b));
@@ -125,30 +132,25 @@ final class MicroReport {
       double wire = ns("ReplyBench.kryoWire " + b);
       double raw = ns("ReplyBench.raw " + b);
       double cbor = ns("ReplyBench.cbor " + b);
-      System.out.printf(
-          "%6d %10.0f %11.0f %10.0f %10.0f   %d/%d/%d/%d%n",
+      t.row(
           b,
           kryo,
+          error("ReplyBench.kryo " + b),
           wire,
+          error("ReplyBench.kryoWire " + b),
           raw,
+          error("ReplyBench.raw " + b),
           cbor,
+          error("ReplyBench.cbor " + b),
           size.get("kryo"),
           size.get("kryo_wire"),
           size.get("raw"),
-          size.get("cbor"));
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("batch", b);
-      put(row, "kryo_ns", "ReplyBench.kryo " + b);
-      put(row, "kryo_wire_ns", "ReplyBench.kryoWire " + b);
-      put(row, "raw_ns", "ReplyBench.raw " + b);
-      put(row, "cbor_ns", "ReplyBench.cbor " + b);
-      size.forEach((codec, n) -> row.put("bytes_" + codec, n));
-      row.put("kryo_over_raw", round(kryo / raw));
-      row.put("kryo_wire_over_raw", round(wire / raw));
-      row.put("cbor_over_raw", round(cbor / raw));
-      rows.add(row);
+          size.get("cbor"),
+          kryo / raw,
+          wire / raw,
+          cbor / raw);
     }
-    return rows;
+    return t.print();
   }
 
   /**
@@ -224,15 +226,14 @@ final class MicroReport {
     return s[0];
   }
 
-  private void put(Map<String, Object> row, String field, String key) {
-    double[] s = scores.get(key);
-    row.put(field, round(s[0]));
-    if (!Double.isNaN(s[1])) {
-      row.put(field + "_error", round(s[1]));
-    }
+  /** A JMH score's column and, in the JSON only, its error's. */
+  private static void scored(Table t, String key, String header, String format) {
+    t.col(key, header, format).json(key + "_error");
   }
 
-  private static double round(double x) {
-    return Math.round(x * 100) / 100.0;
+  /** The error of a JMH score, null where JMH gave none (a single fork and iteration). */
+  private Double error(String key) {
+    double e = scores.get(key)[1];
+    return Double.isNaN(e) ? null : e;
   }
 }

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.tensorcache.bench.fixture.ChildProcess;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.testing.Reaper;
 import org.tensorcache.testing.RedisServer;
 
 /**
@@ -62,23 +62,21 @@ public final class ClientProcess implements AutoCloseable {
    * stopped, which ends any read of its answer.
    */
   public ClientProcess(String mainClass, List<String> args, Duration limit) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx1g");
-    cmd.add("-Djava.awt.headless=true");
-    RemoteBench.AERON_PROPERTIES.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+    List<String> options = new ArrayList<>();
+    options.add("-Xmx1g");
+    RemoteBench.AERON_PROPERTIES.forEach((k, v) -> options.add("-D" + k + "=" + v));
     System.getProperties()
         .forEach(
             (k, v) -> {
               String key = k.toString();
               if ((key.startsWith("pekko.") || key.startsWith("aeron."))
                   && !RemoteBench.AERON_PROPERTIES.containsKey(key)) {
-                cmd.add("-D" + key + "=" + v);
+                options.add("-D" + key + "=" + v);
               }
             });
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-    cmd.addAll(args);
-    process = Reaper.start(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT));
+    List<String> cmd = ChildProcess.jvm(options, mainClass, args);
+    process =
+        ChildProcess.start(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT));
     CompletableFuture.runAsync(
         process::destroyForcibly,
         CompletableFuture.delayedExecutor(limit.toSeconds(), TimeUnit.SECONDS));

@@ -7,18 +7,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.SyntheticRunner;
-import org.tensorcache.launch.ClusterFill;
-import org.tensorcache.launch.NodeLauncher;
 
 /**
  * An embedded TensorCache node (every role, a cluster of itself) over one Artery transport, its
@@ -26,11 +25,11 @@ import org.tensorcache.launch.NodeLauncher;
  * its binary lookup port on any free port.
  */
 public final class ServerNode implements AutoCloseable {
-  private final NodeLauncher.Node node;
+  private final EmbeddedNodes node;
   private final String lookupPath;
   private final float[][] values;
 
-  private ServerNode(NodeLauncher.Node node, String lookupPath, float[][] values) {
+  private ServerNode(EmbeddedNodes node, String lookupPath, float[][] values) {
     this.node = node;
     this.lookupPath = lookupPath;
     this.values = values;
@@ -54,29 +53,22 @@ public final class ServerNode implements AutoCloseable {
       List<String> profiles, Map<String, Object> settings, CacheDefinition definition, Path dataDir)
       throws Exception {
     Map<String, Object> overrides = new HashMap<>();
-    overrides.put("pekko.remote.artery.canonical.hostname", "127.0.0.1");
-    overrides.put("pekko.remote.artery.canonical.port", 0);
-    overrides.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
     overrides.put("tensorcache.lookup.endpoint.port", 0);
     overrides.putAll(settings);
-    NodeLauncher.Node node =
-        NodeLauncher.start(NodeLauncher.config(profiles, overrides, dataDir), List.of(definition));
+    long t0 = System.nanoTime();
+    EmbeddedNodes node = EmbeddedNodes.start(dataDir, List.of(definition), 1, overrides, profiles);
     try {
-      var up = NodeLauncher.whenUp(node.system());
-      Cluster cluster = Cluster.get(node.system());
-      cluster.manager().tell(Join.create(cluster.selfMember().address()));
-      long t0 = System.nanoTime();
-      up.toCompletableFuture().get(60, TimeUnit.SECONDS);
       long t1 = System.nanoTime();
-      fill(node, definition.cacheId());
+      node.fill(definition.cacheId(), Duration.ofMinutes(10));
       System.out.printf(
           "server: Up in %.1f s, filled in %.1f s%n",
           (t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9);
-      float[][] values = checkedValues(TensorCacheClient.create(node.system()), definition);
-      String path = cluster.selfMember().address() + lookupActor(node);
+      float[][] values = checkedValues(node.client(0), definition);
+      String path =
+          Cluster.get(node.system(0)).selfMember().address() + lookupActor(node.system(0));
       return new ServerNode(node, path, values);
     } catch (Exception | Error e) {
-      NodeLauncher.stop(node.system());
+      node.close();
       throw e;
     }
   }
@@ -86,10 +78,10 @@ public final class ServerNode implements AutoCloseable {
    * process that is no member can select it: the node's own if it starts one, else one started here
    * with the product's lookup behaviour.
    */
-  private static String lookupActor(NodeLauncher.Node node) throws Exception {
+  private static String lookupActor(ActorSystem<Void> system) throws Exception {
     String name = "tensorcache-lookup";
     try {
-      return Adapter.toClassic(node.system())
+      return Adapter.toClassic(system)
           .actorSelection("/system/" + name)
           .resolveOne(Duration.ofSeconds(2))
           .toCompletableFuture()
@@ -98,40 +90,19 @@ public final class ServerNode implements AutoCloseable {
           .toStringWithoutAddress();
     } catch (java.util.concurrent.ExecutionException e) {
       ActorRef<LookupActor.Command> lookup =
-          node.system().systemActorOf(LookupActor.create(), name, Props.empty());
+          system.systemActorOf(LookupActor.create(), name, Props.empty());
       return lookup.path().toStringWithoutAddress();
     }
   }
 
-  /** Fills the cache; the coordinator singleton may take a while to start on a busy machine. */
-  private static void fill(NodeLauncher.Node node, String cacheId) throws Exception {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        ClusterFill.run(node.system(), node.coordinator(), cacheId, false);
-        return;
-      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-        // the ask's own timeout fails its future (an ExecutionException) before the wait for it
-        boolean timedOut =
-            e instanceof java.util.concurrent.TimeoutException
-                || e.getCause() instanceof java.util.concurrent.TimeoutException;
-        if (!timedOut) {
-          throw e;
-        }
-        if (attempt == 6) {
-          throw new IllegalStateException("the coordinator did not answer within 60 s", e);
-        }
-      }
-    }
-  }
-
   /** The node's actor system. */
-  public org.apache.pekko.actor.typed.ActorSystem<Void> system() {
-    return node.system();
+  public ActorSystem<Void> system() {
+    return node.system(0);
   }
 
   /** The node's binary lookup port, as {@code host:port}. */
   public String endpoint() {
-    var a = TensorCacheNode.get(node.system()).endpointAddress().orElseThrow();
+    var a = TensorCacheNode.get(system()).endpointAddress().orElseThrow();
     return a.getHostString() + ":" + a.getPort();
   }
 
@@ -165,14 +136,13 @@ public final class ServerNode implements AutoCloseable {
     return new float[][] {chosen, rejected};
   }
 
-  /** Stops the node (bounded: an aeron-udp shutdown can hang). */
+  /** Stops the node (bounded by the launcher: an aeron-udp shutdown can hang, and is told). */
   @Override
   public void close() {
-    node.system().terminate();
     try {
-      node.system().getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      System.err.println("server node did not stop within 20 s: " + e);
+      node.close();
+    } catch (RuntimeException e) {
+      System.err.println("server node did not stop in time: " + e);
     }
   }
 }

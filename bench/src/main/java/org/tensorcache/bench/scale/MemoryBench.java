@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.OptionalInt;
+import org.tensorcache.bench.fixture.ChildProcess;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.testing.Reaper;
 
 /**
  * Bytes per cached float, measured: one node fills a cache of N = 10 million examples x 2 float
@@ -33,8 +33,8 @@ final class MemoryBench {
     Path dir = work.toAbsolutePath().resolve("memory");
     if (size != RunSize.FULL) {
       boolean smoke = size == RunSize.SMOKE;
-      int n = smoke ? 2 * ScaleNodes.RANGE_SIZE : 1_000_000;
-      int warmUp = smoke ? 2 * ScaleNodes.RANGE_SIZE : MemoryMeasure.MIN_WARM_UP_N;
+      int n = smoke ? 2 * ScaleCaches.RANGE_SIZE : 1_000_000;
+      int warmUp = smoke ? 2 * ScaleCaches.RANGE_SIZE : MemoryMeasure.MIN_WARM_UP_N;
       Map<String, Object> r =
           MemoryMeasure.measure(
               dir,
@@ -49,27 +49,16 @@ final class MemoryBench {
     String heap = "3g";
     Path out = work.toAbsolutePath().resolve("memory-result.json");
     Files.deleteIfExists(out);
-    List<String> jvm = new ArrayList<>();
-    jvm.add("-Xms" + heap);
-    jvm.add("-Xmx" + heap);
-    jvm.add("-XX:NativeMemoryTracking=summary");
-    jvm.add("-Djava.awt.headless=true");
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvm);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(MemoryBench.class.getName());
-    command.add(out.toString());
-    command.add(dir.toString());
-    command.add("10000000");
-    Process child = Reaper.start(new ProcessBuilder(command).inheritIO());
-    if (!child.waitFor(40, TimeUnit.MINUTES)) {
-      child.destroyForcibly();
+    List<String> jvm = List.of("-Xms" + heap, "-Xmx" + heap, "-XX:NativeMemoryTracking=summary");
+    List<String> command =
+        ChildProcess.jvm(
+            jvm, MemoryBench.class.getName(), List.of(out.toString(), dir.toString(), "10000000"));
+    OptionalInt exit = ChildProcess.run(command, Map.of(), null, Duration.ofMinutes(40));
+    if (exit.isEmpty()) {
       throw new IllegalStateException("memory measurement did not end within 40 minutes");
     }
-    if (child.exitValue() != 0 || !Files.exists(out)) {
-      throw new IllegalStateException("memory measurement failed, exit code " + child.exitValue());
+    if (exit.getAsInt() != 0 || !Files.exists(out)) {
+      throw new IllegalStateException("memory measurement failed, exit code " + exit.getAsInt());
     }
     @SuppressWarnings("unchecked")
     Map<String, Object> result = new ObjectMapper().readValue(out.toFile(), Map.class);

@@ -20,6 +20,7 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.shard.ShardActor;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 
 /**
  * The memory measurement itself: a node of this JVM fills a warm-up cache, then the measured cache;
@@ -30,7 +31,7 @@ final class MemoryMeasure {
   private static final String SHARD_CLASS = "org.tensorcache.actors.shard.ShardActor";
 
   /** The smallest warm-up cache of a measurement: 32 ranges of the measured cache's size. */
-  static final int MIN_WARM_UP_N = 32 * ScaleNodes.RANGE_SIZE;
+  static final int MIN_WARM_UP_N = 32 * ScaleCaches.RANGE_SIZE;
 
   /** NMT categories of running code rather than holding data: compiled code, classes, JIT. */
   private static final java.util.Set<String> RUNTIME_CATEGORIES =
@@ -53,15 +54,15 @@ final class MemoryMeasure {
     long jvmOnly = MemoryProbe.settle();
     // a quarter of N: long enough for the JIT to compile the fill's paths fully (a short warm-up
     // leaves megabytes of compiled code to be added during the measured fill)
-    CacheDefinition warm = ScaleNodes.definition(dir, "scale-warmup", Math.max(minWarmUpN, n / 4));
-    CacheDefinition cache = ScaleNodes.definition(dir, "scale-memory", n);
+    CacheDefinition warm = ScaleCaches.definition(dir, "scale-warmup", Math.max(minWarmUpN, n / 4));
+    CacheDefinition cache = ScaleCaches.definition(dir, "scale-memory", n);
     // ExampleSet copies the lazy list (List.copyOf), so this is N small example objects
     r.put("dataset_heap_bytes", MemoryProbe.settle() - jvmOnly);
     MemoryProbe.Snapshot base;
     MemoryProbe.Snapshot filled;
     MemoryProbe.Snapshot steady;
-    try (ScaleNodes node =
-        ScaleNodes.start(dir.resolve("node"), List.of(warm, cache), 1, overrides)) {
+    try (EmbeddedNodes node =
+        EmbeddedNodes.one(dir.resolve("node"), List.of(warm, cache), overrides)) {
       // once before the baseline, so that the measuring code's own classes and compiled code
       // are not counted as the cache's
       MemoryProbe.take(dir.resolve("histogram-dry-run.txt"));
@@ -69,17 +70,18 @@ final class MemoryMeasure {
       // the warm-up cache first, so that compiled code, dispatcher threads and buffers exist
       // before the baseline and are not counted as the measured cache's; its shard entities hold
       // a copy of its values until they passivate (2 to 3 minutes with the default idle timeout)
-      node.fillSeconds(warm.cacheId(), Duration.ofMinutes(2));
+      node.fill(warm.cacheId(), Duration.ofMinutes(2));
       node.awaitReplica(0, warm.cacheId(), Duration.ofMinutes(1));
       say("warm-up filled; waiting for its shards to passivate");
       r.put("warm_up_passivation_wait_s", awaitPassivated(node.system(0), Duration.ofMinutes(4)));
       r.put("passivation_idle_timeout", idleTimeout(node.system(0)));
       base = MemoryProbe.take(dir.resolve("histogram-base.txt"));
       say("baseline taken, filling " + n + " examples");
-      double fill = node.fillSeconds(cache.cacheId(), Duration.ofMinutes(30));
+      EmbeddedNodes.Fill timed = node.fill(cache.cacheId(), Duration.ofMinutes(30));
+      double fill = timed.seconds();
       node.awaitReplica(0, cache.cacheId(), Duration.ofMinutes(5));
       r.put("fill_s", ScaleLookup.round2(fill));
-      r.put("status_timeouts", node.statusTimeouts());
+      r.put("status_timeouts", timed.statusTimeouts());
       filled = MemoryProbe.take(dir.resolve("histogram-filled.txt"));
       say("filled in " + ScaleLookup.round2(fill) + " s; waiting for shards to passivate");
       // shard entities keep their own block until they passivate after being idle

@@ -44,8 +44,8 @@ public final class ScaleBench {
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
     results.put("size", size.label());
-    results.put("range_size", ScaleNodes.RANGE_SIZE);
-    results.put("micro_batch", ScaleNodes.MICRO_BATCH);
+    results.put("range_size", ScaleCaches.RANGE_SIZE);
+    results.put("micro_batch", ScaleCaches.MICRO_BATCH);
     Map<String, Object> targets = new LinkedHashMap<>();
     targets.put("bytes_per_float", ScaleTable.BYTES_PER_FLOAT_TARGET);
     targets.put("lookup_p50_ratio", ScaleTable.LOOKUP_RATIO_TARGET);

@@ -23,8 +23,8 @@ final class ScaleLookup {
     float[] chosen = new float[n];
     float[] rejected = new float[n];
     for (int i = 0; i < n; i++) {
-      chosen[i] = SyntheticRunner.value(ScaleNodes.SEED, 0, i);
-      rejected[i] = SyntheticRunner.value(ScaleNodes.SEED, 1, i);
+      chosen[i] = SyntheticRunner.value(ScaleCaches.SEED, 0, i);
+      rejected[i] = SyntheticRunner.value(ScaleCaches.SEED, 1, i);
     }
     SplittableRandom random = new SplittableRandom(n);
     long[] cache = new long[rounds];

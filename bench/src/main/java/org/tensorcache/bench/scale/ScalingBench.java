@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.model.data.ExampleSet;
@@ -48,18 +49,20 @@ final class ScalingBench {
       Path work, int n, int nodes, int rounds, double runnerAlone) throws Exception {
     String name = "scale-n" + n + "-k" + nodes;
     Path dir = org.tensorcache.bench.fixture.Files2.fresh(work.resolve(name));
-    CacheDefinition def = ScaleNodes.definition(dir, name, n);
+    CacheDefinition def = ScaleCaches.definition(dir, name, n);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("case", (nodes == 1 ? "" : nodes + " nodes, ") + "N=" + ScaleTable.count(n));
     row.put("examples", n);
     row.put("nodes", nodes);
     row.put("ranges", def.spec().rangeCount());
     long t0 = System.nanoTime();
-    try (ScaleNodes cluster = ScaleNodes.start(dir.resolve("node"), List.of(def), nodes)) {
+    try (EmbeddedNodes cluster =
+        EmbeddedNodes.start(dir.resolve("node"), List.of(def), nodes, Map.of(), List.of("local"))) {
       row.put("start_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
-      double fill = cluster.fillSeconds(def.cacheId(), Duration.ofMinutes(30));
+      EmbeddedNodes.Fill timed = cluster.fill(def.cacheId(), Duration.ofMinutes(30));
+      double fill = timed.seconds();
       row.put("fill_s", ScaleLookup.round2(fill));
-      row.put("status_timeouts", cluster.statusTimeouts());
+      row.put("status_timeouts", timed.statusTimeouts());
       row.put("fill_examples_per_s", Math.round(n / fill));
       row.put("runner_alone_examples_per_s", Math.round(runnerAlone));
       row.put("computed_per_node", cluster.computedExamples());
@@ -77,8 +80,8 @@ final class ScalingBench {
 
   /** The synthetic runner over every example of {@code data} in micro-batches, without a cache. */
   private static double runnerAlone(ExampleSet data) {
-    SyntheticRunner runner = new SyntheticRunner(ScaleNodes.SEED);
-    int mb = ScaleNodes.MICRO_BATCH;
+    SyntheticRunner runner = new SyntheticRunner(ScaleCaches.SEED);
+    int mb = ScaleCaches.MICRO_BATCH;
     int count = data.size();
     for (int from = 0; from < count; from += mb) { // warm-up: one pass
       runner.run(data.slice(from, Math.min(count, from + mb)));

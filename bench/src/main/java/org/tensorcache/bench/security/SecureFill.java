@@ -1,6 +1,5 @@
 package org.tensorcache.bench.security;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,10 +11,11 @@ import java.util.concurrent.CompletionException;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
-import org.tensorcache.bench.scale.ScaleNodes;
+import org.tensorcache.bench.scale.ScaleCaches;
 import org.tensorcache.launch.tls.ClusterCertificates;
 import org.tensorcache.launch.tls.TransportSecurity;
 
@@ -40,7 +40,7 @@ final class SecureFill {
   static Map<String, Object> run(Path dir, Path certs, RunSize size) throws Exception {
     // fills of 12-18 s on the 2-core development machine; 24 million took 20-53 s, and the part
     // up to ten minutes on a busy moment
-    int n = size.pick(16_000_000, 300_000, 2 * ScaleNodes.RANGE_SIZE);
+    int n = size.pick(16_000_000, 300_000, 2 * ScaleCaches.RANGE_SIZE);
     int rounds = size.pick(3, 1, 1);
     // several clusters in one JVM, one after the other
     Map<String, Object> plain = Map.of("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
@@ -64,7 +64,7 @@ final class SecureFill {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("examples", n);
     out.put("nodes", NODES);
-    out.put("range_size", ScaleNodes.RANGE_SIZE);
+    out.put("range_size", ScaleCaches.RANGE_SIZE);
     out.put("runs", runs);
     return out;
   }
@@ -78,25 +78,21 @@ final class SecureFill {
       List<String> profiles)
       throws Exception {
     Path d = Files2.fresh(dir.resolve(system + "-" + round));
-    CacheDefinition def = ScaleNodes.definition(d, "security-fill", n);
-    var os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    CacheDefinition def = ScaleCaches.definition(d, "security-fill", n);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("system", system);
     row.put("round", round);
     long t0 = System.nanoTime();
-    ScaleNodes cluster =
-        ScaleNodes.start(d.resolve("node"), List.of(def), NODES, overrides, profiles);
+    EmbeddedNodes cluster =
+        EmbeddedNodes.start(d.resolve("node"), List.of(def), NODES, overrides, profiles);
     try {
       row.put("transport", TransportSecurity.transport(cluster.system(0).settings().config()));
       row.put("start_s", SecurityBench.round2((System.nanoTime() - t0) / 1e9));
-      cluster.awaitCoordinator(def.cacheId(), Duration.ofMinutes(1));
-      long cpu0 = os.getProcessCpuTime();
-      double fill = cluster.fillSeconds(def.cacheId(), Duration.ofMinutes(10));
-      long cpu = os.getProcessCpuTime() - cpu0;
+      EmbeddedNodes.Fill timed = cluster.fill(def.cacheId(), Duration.ofMinutes(10));
+      double fill = timed.seconds();
       row.put("fill_s", SecurityBench.round2(fill));
       row.put("examples_per_s", Math.round(n / fill));
-      row.put("cpu_us_per_example", SecurityBench.round2(cpu / 1e3 / n));
+      row.put("cpu_us_per_example", SecurityBench.round2(timed.cpuSeconds() * 1e6 / n));
       row.put("computed_per_node", cluster.computedExamples());
       long t1 = System.nanoTime();
       for (int node = 0; node < NODES; node++) {
@@ -124,7 +120,7 @@ final class SecureFill {
    * Stops the cluster and notes how long that took: a node that does not stop within the launcher's
    * bound is noted too, and does not cost the figures already measured.
    */
-  private static void stop(ScaleNodes cluster, Map<String, Object> row) {
+  private static void stop(EmbeddedNodes cluster, Map<String, Object> row) {
     long t0 = System.nanoTime();
     try {
       cluster.close();
@@ -136,7 +132,7 @@ final class SecureFill {
   }
 
   /** Checks a sample of every node's values against the runner's; returns how many were. */
-  private static int check(ScaleNodes cluster, String cacheId, int n) {
+  private static int check(EmbeddedNodes cluster, String cacheId, int n) {
     SplittableRandom random = new SplittableRandom(n);
     int checked = 0;
     for (int node = 0; node < cluster.size(); node++) {
@@ -149,9 +145,10 @@ final class SecureFill {
       float[] rejected = batch.floats("rejected_logp");
       for (int i = 0; i < indices.length; i++) {
         if (Float.floatToRawIntBits(chosen[i])
-                != Float.floatToRawIntBits(SyntheticRunner.value(ScaleNodes.SEED, 0, indices[i]))
+                != Float.floatToRawIntBits(SyntheticRunner.value(ScaleCaches.SEED, 0, indices[i]))
             || Float.floatToRawIntBits(rejected[i])
-                != Float.floatToRawIntBits(SyntheticRunner.value(ScaleNodes.SEED, 1, indices[i]))) {
+                != Float.floatToRawIntBits(
+                    SyntheticRunner.value(ScaleCaches.SEED, 1, indices[i]))) {
           throw new IllegalStateException(
               "node " + node + " holds a wrong value for example " + indices[i]);
         }

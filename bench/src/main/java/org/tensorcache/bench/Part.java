@@ -1,0 +1,54 @@
+package org.tensorcache.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.tensorcache.bench.fixture.RunSize;
+
+/**
+ * One part of the benchmarks.
+ *
+ * @param name what {@code --only} takes
+ * @param heading the line printed before it runs
+ * @param needs what it needs that a machine may lack: the reason it is left out, or empty to run
+ * @param body how it runs
+ */
+record Part(String name, String heading, Supplier<Optional<String>> needs, Body body) {
+  /** What a part runs on. */
+  record Run(Path work, Path resultsDir, Path out, RunSize size, Map<String, Object> header) {}
+
+  /** A part's run. */
+  @FunctionalInterface
+  interface Body {
+    void run(Run run) throws Exception;
+  }
+
+  /** A part that needs nothing beyond the JDK and the build. */
+  static Part of(String name, String heading, Body body) {
+    return new Part(name, heading, Optional::empty, body);
+  }
+
+  /** A part that needs {@code program} on the PATH; {@code install} says how to get it. */
+  static Part needing(String program, String install, String name, String heading, Body body) {
+    return new Part(
+        name,
+        heading,
+        () ->
+            onPath(program)
+                ? Optional.empty()
+                : Optional.of("no " + program + " on the PATH (" + install + ")"),
+        body);
+  }
+
+  /** Whether {@code program} is an executable in a directory of the PATH. */
+  static boolean onPath(String program) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,111 @@
+package org.tensorcache.bench;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.tensorcache.bench.byo.ByoBench;
+import org.tensorcache.bench.micro.MicroBench;
+import org.tensorcache.bench.objects.ObjectStoreBench;
+import org.tensorcache.bench.remote.RemoteBench;
+import org.tensorcache.bench.report.Results;
+import org.tensorcache.bench.scale.ScaleBench;
+import org.tensorcache.bench.security.SecurityBench;
+import org.tensorcache.testing.S3ProxyServer;
+
+/** The benchmark parts, in the order a full run takes them. */
+final class Parts {
+  private Parts() {}
+
+  // the cluster part runs before the 10-million-example parts: after them, the model ran at less
+  // than half its speed
+  static final List<Part> ALL =
+      List.of(
+          Part.of(
+              "runner",
+              "reference runner (chosen_logp + rejected_logp), examples/s",
+              r -> foundation(r, "runner", RunnerBench.run(r.work(), r.size()))),
+          Part.of(
+              "segments",
+              "segments against raw I/O of the same bytes",
+              r ->
+                  foundation(
+                      r, "segments", SegmentBench.run(r.work().resolve("segments"), r.size()))),
+          Part.of(
+              "cluster",
+              "embedded cluster next to its references",
+              r -> {
+                Map<String, Object> results = new LinkedHashMap<>();
+                results.put("benchmark", "cluster");
+                results.putAll(r.header());
+                results.put("cluster", ClusterBench.run(r.work(), r.size()));
+                Results.write(r.out().resolveSibling("cluster.json"), results);
+              }),
+          Part.of(
+              "byo",
+              "bring your own model: TensorCache's fill next to TRL's own precompute and a bare"
+                  + " DJL loop",
+              r -> ByoBench.run(r.work(), r.resultsDir(), r.size())),
+          Part.of(
+              "micro",
+              "JMH micro benchmarks: merge, segment codec, reply serialization",
+              r -> MicroBench.run(r.resultsDir(), r.size())),
+          Part.needing(
+              "redis-server",
+              "Debian: apt-get install redis",
+              "remote",
+              "remote lookups (no replica) next to Redis MGET",
+              r -> RemoteBench.run(r.work(), r.resultsDir(), r.size())),
+          Part.of(
+              "tiers",
+              "memory tiers: a cache ten times the node's budget, in trainer and random order",
+              r -> TiersBench.run(r.work(), r.resultsDir(), r.size())),
+          Part.of(
+              "scale",
+              "memory per cached float, and how costs grow with N and nodes",
+              r -> ScaleBench.run(r.work(), r.resultsDir(), r.size())),
+          new Part(
+              "objects",
+              "segments in object storage (S3Proxy on loopback) next to a local directory and"
+                  + " plain objects",
+              () ->
+                  S3ProxyServer.findJar().isPresent()
+                      ? Optional.empty()
+                      : Optional.of("no S3Proxy jar (mvn -B test -pl persistence fetches it)"),
+              r -> ObjectStoreBench.run(r.work(), r.resultsDir(), r.size())),
+          Part.of(
+              "security",
+              "TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery",
+              r -> SecurityBench.run(r.work(), r.resultsDir(), r.size())));
+
+  /** The parts' names, in order. */
+  static List<String> names() {
+    return ALL.stream().map(Part::name).toList();
+  }
+
+  /** The part called {@code name}, if any. */
+  static Optional<Part> named(String name) {
+    return ALL.stream().filter(p -> p.name().equals(name)).findFirst();
+  }
+
+  /**
+   * Puts one part's figures into the shared results file {@code foundation.json} ({@code r.out()}),
+   * keeping those of the other part from an earlier run.
+   */
+  private static void foundation(Part.Run r, String key, Object figures) throws IOException {
+    Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "foundation");
+    if (Files.exists(r.out())) {
+      results.putAll(
+          new ObjectMapper()
+              .readValue(r.out().toFile(), new TypeReference<LinkedHashMap<String, Object>>() {}));
+    }
+    results.putAll(r.header());
+    results.put(key, figures);
+    Results.write(r.out(), results);
+  }
+}

@@ -1,0 +1,131 @@
+package org.tensorcache.bench.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One table of a report, declared once: its columns (a JSON key, a printed header and a format),
+ * then its rows, each given once, which it both prints and gives back as the JSON rows of the
+ * results file. A column without a format is in the JSON only; a null value is left out of the JSON
+ * and printed blank.
+ */
+public final class Table {
+  private static final Pattern WIDTH = Pattern.compile("%(-?)(\\d*)(?:\\.(\\d+))?([a-zA-Z])");
+
+  /** A column: JSON {@code key}, printed {@code header} in {@code format}, or not printed. */
+  private record Column(String key, String header, String format) {
+    boolean printed() {
+      return format != null;
+    }
+
+    /** The JSON value of {@code v}: a double rounded two digits past what is printed. */
+    Object json(Object v) {
+      if (v instanceof Double d && !d.isNaN() && !d.isInfinite()) {
+        int digits = 2;
+        if (format != null) {
+          Matcher m = WIDTH.matcher(format);
+          if (m.find() && m.group(3) != null) {
+            digits += Integer.parseInt(m.group(3));
+          }
+        }
+        double scale = Math.pow(10, digits);
+        return Math.round(d * scale) / scale;
+      }
+      return v;
+    }
+
+    String head() {
+      Matcher m = WIDTH.matcher(format);
+      String width = m.find() ? m.group(1) + m.group(2) : "";
+      return String.format(Locale.ROOT, "%" + width + "s", header);
+    }
+
+    String cell(Object v) {
+      if (v == null) {
+        return " ".repeat(head().length());
+      }
+      return String.format(Locale.ROOT, format, v);
+    }
+  }
+
+  private final String title;
+  private final List<Column> columns = new ArrayList<>();
+  private final List<Object[]> rows = new ArrayList<>();
+
+  /** A table printed under {@code title} (none where null). */
+  public Table(String title) {
+    this.title = title;
+  }
+
+  /** A column printed with its JSON key as header. */
+  public Table col(String key, String format) {
+    return col(key, key, format);
+  }
+
+  /** A column printed under {@code header} in {@code format} (e.g. {@code %9.1f}). */
+  public Table col(String key, String header, String format) {
+    columns.add(new Column(key, header, format));
+    return this;
+  }
+
+  /** A column in the JSON rows only. */
+  public Table json(String key) {
+    columns.add(new Column(key, key, null));
+    return this;
+  }
+
+  /** Adds a row: one value per column, in their order. */
+  public Table row(Object... values) {
+    if (values.length != columns.size()) {
+      throw new IllegalArgumentException(
+          "a row of " + title + " has " + values.length + " values, expected " + columns.size());
+    }
+    rows.add(values);
+    return this;
+  }
+
+  /** The rows as the results file holds them. */
+  public List<Map<String, Object>> json() {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Object[] r : rows) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      for (int i = 0; i < r.length; i++) {
+        if (r[i] != null) {
+          m.put(columns.get(i).key(), columns.get(i).json(r[i]));
+        }
+      }
+      out.add(m);
+    }
+    return out;
+  }
+
+  /** Prints the title, the header and every row; returns {@link #json()}. */
+  public List<Map<String, Object>> print() {
+    if (title != null) {
+      System.out.println("-- " + title + " --");
+    }
+    StringBuilder head = new StringBuilder();
+    for (Column c : columns) {
+      if (c.printed()) {
+        head.append(head.isEmpty() ? "" : " ").append(c.head());
+      }
+    }
+    System.out.println(head);
+    for (Object[] r : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < r.length; i++) {
+        Column c = columns.get(i);
+        if (c.printed()) {
+          line.append(line.isEmpty() ? "" : " ").append(c.cell(r[i]));
+        }
+      }
+      System.out.println(line);
+    }
+    return json();
+  }
+}
