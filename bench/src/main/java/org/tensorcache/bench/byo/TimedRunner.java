@@ -3,11 +3,6 @@ package org.tensorcache.bench.byo;
 import ai.djl.pytorch.jni.JniUtils;
 import java.time.Instant;
 import java.util.List;
-<<<<<<< HEAD
-import java.util.Map;
-import org.tensorcache.fields.FieldSpec;
-=======
->>>>>>> benchparts
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ForwardingRunner;
 import org.tensorcache.model.runner.ModelRunner;
