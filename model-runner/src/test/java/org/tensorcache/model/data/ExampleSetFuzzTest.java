@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Arbitrary bytes as a JSONL data set: {@link ExampleSet#load} gives an example set, a {@link
  * MalformedDataException} naming the line or an {@link EmptyDataSetException} naming the file,
- * never another exception. A set that loads has the
- * SHA-256 of the file's bytes, and its rows written back as JSONL load as the same rows.
+ * never another exception. A set that loads has the SHA-256 of the file's bytes, and its rows
+ * written back as JSONL load as the same rows.
  */
 class ExampleSetFuzzTest {
   private static final DataFormat[] FORMATS = {
