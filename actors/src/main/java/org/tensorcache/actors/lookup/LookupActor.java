@@ -54,7 +54,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   public static final String PATH = "/system/" + NAME;
 
   /** How the reply to a lookup that ran past the lookup timeout begins its reason. */
-  static final String NOT_COMPUTED_WITHIN = "not computed within";
+  private static final String NOT_COMPUTED_WITHIN = "not computed within";
 
   /** What the lookup actor receives. */
   public interface Command extends KryoSerializable {}
@@ -231,15 +231,17 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     }
     if (done.failure() != null) {
       pending.remove(done.request());
+      String reason =
+          String.format(
+              "lookup of %d indices of cache '%s' failed: %s",
+              p.request.indices().length, p.request.cacheId(), describe(done.failure(), p));
+      // a timeout is answered as a type of its own, which the asking node counts as one
       p.request
           .replyTo()
           .tell(
-              StatusReply.error(
-                  String.format(
-                      "lookup of %d indices of cache '%s' failed: %s",
-                      p.request.indices().length,
-                      p.request.cacheId(),
-                      describe(done.failure(), p))));
+              done.failure() instanceof TimeoutException
+                  ? StatusReply.error(new LookupTimeoutException(reason))
+                  : StatusReply.error(reason));
       return this;
     }
     CacheSpec spec = view.spec(p.request.cacheId());

@@ -26,6 +26,7 @@ import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.lookup.LookupTimeoutException;
 import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.actors.structure.WireTypes;
@@ -170,6 +171,15 @@ class MessageSerializationTest {
     assertEquals(
         error,
         testKit.serializationTestKit().verifySerialization(failed, false).getError().getMessage());
+    // a lookup timeout keeps its type across nodes: the asking node counts it as a timeout
+    String late = "lookup of 3 indices of cache 'dpo-ref' failed: not computed within 300 ms";
+    Throwable timeout =
+        testKit
+            .serializationTestKit()
+            .verifySerialization(StatusReply.error(new LookupTimeoutException(late)), false)
+            .getError();
+    assertInstanceOf(LookupTimeoutException.class, timeout);
+    assertEquals(late, timeout.getMessage());
   }
 
   /**
