@@ -21,8 +21,8 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.lookup.PemFiles;
 import org.tensorcache.launch.tls.ClusterCertificates;
-import org.tensorcache.launch.tls.PemFiles;
 import org.tensorcache.launch.tls.TlsFiles;
 import picocli.CommandLine;
 
