@@ -12,7 +12,7 @@ import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.tiers.DataPath;
 import org.tensorcache.bench.tiers.Fills;
 import org.tensorcache.bench.tiers.Gathers;
-import org.tensorcache.bench.tiers.Reference;
+import org.tensorcache.bench.tiers.PlainArray;
 import org.tensorcache.bench.tiers.TierConfig;
 import org.tensorcache.bench.tiers.TierNode;
 import org.tensorcache.bench.tiers.TiersReport;
@@ -40,7 +40,7 @@ final class TiersBench {
     // the runner ignores the examples' content: they give the cache its size and its fingerprint
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, c.n());
     ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
-    Reference reference = Reference.of(TierConfig.SEED, c.n(), c.width());
+    PlainArray reference = PlainArray.of(TierConfig.SEED, c.n(), c.width());
     System.out.printf(
         "cache: %,d examples x [%d] bf16 = %d MiB in ranges of %d (%d KiB each); budget %d MiB;"
             + " B = %d; prefetch %d steps; training %.0f ms of sleep per step%n",
@@ -80,8 +80,8 @@ final class TiersBench {
     // 1: the budget, prefetch on
     List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve("prefetch"));
     CacheDefinition cache = caches.get(0);
-    List<TierNode.Fill> fillBefore;
-    TiersReport.Runs prefetch;
+    List<TierNode.FillTime> fillBefore;
+    TiersReport.LoopResults prefetch;
     Map<String, Object> random;
     try (TierNode node =
         TierNode.start(dir.resolve("prefetch/node"), caches, c.budgetBytes(), c.prefetchSteps())) {
@@ -106,8 +106,8 @@ final class TiersBench {
     }
 
     // 2: the whole cache in memory, every range hot before the steps
-    List<TierNode.Fill> fillUnbounded;
-    TiersReport.Runs inMemory;
+    List<TierNode.FillTime> fillUnbounded;
+    TiersReport.LoopResults inMemory;
     Timings[] againstArray;
     int passes;
     caches = c.definitions("tiers", data, dir.resolve("in-memory"));
@@ -128,8 +128,8 @@ final class TiersBench {
     }
 
     // 3: the budget, prefetch off
-    List<TierNode.Fill> fillAfter;
-    TiersReport.Runs noPrefetch;
+    List<TierNode.FillTime> fillAfter;
+    TiersReport.LoopResults noPrefetch;
     caches = c.definitions("tiers", data, dir.resolve("no-prefetch"));
     cache = caches.get(0);
     try (TierNode node =
@@ -158,22 +158,22 @@ final class TiersBench {
   }
 
   /** Fills {@code caches} one after the other. */
-  private static List<TierNode.Fill> fill(TierNode node, List<CacheDefinition> caches)
+  private static List<TierNode.FillTime> fill(TierNode node, List<CacheDefinition> caches)
       throws Exception {
-    List<TierNode.Fill> fills = new java.util.ArrayList<>();
+    List<TierNode.FillTime> fills = new java.util.ArrayList<>();
     for (CacheDefinition cache : caches) {
       fills.add(node.fill(cache.cacheId()));
     }
     return fills;
   }
 
-  private static void print(String what, List<TierNode.Fill> fills) {
-    for (TierNode.Fill f : fills) {
+  private static void print(String what, List<TierNode.FillTime> fills) {
+    for (TierNode.FillTime f : fills) {
       print(what, f);
     }
   }
 
-  private static void print(String what, TierNode.Fill fill) {
+  private static void print(String what, TierNode.FillTime fill) {
     System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, fill.seconds(), fill.cpuSeconds());
   }
 
@@ -181,15 +181,15 @@ final class TiersBench {
    * A trainer's steps through a session, then the same calls without it; after each, the budget
    * held for the steps prefetched beyond the last is given back for what follows on the node.
    */
-  private static TiersReport.Runs trainer(
-      TierNode node, CacheDefinition cache, Reference reference, String run, TierConfig c) {
+  private static TiersReport.LoopResults trainer(
+      TierNode node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
     return trainer(node, cache, reference, run, c, true);
   }
 
-  private static TiersReport.Runs trainer(
+  private static TiersReport.LoopResults trainer(
       TierNode node,
       CacheDefinition cache,
-      Reference reference,
+      PlainArray reference,
       String run,
       TierConfig c,
       boolean print) {
@@ -226,6 +226,6 @@ final class TiersBench {
     if (print) {
       System.out.printf("trainer order, %s, data path: %s%n", run, path.toMap());
     }
-    return new TiersReport.Runs(session, path);
+    return new TiersReport.LoopResults(session, path);
   }
 }

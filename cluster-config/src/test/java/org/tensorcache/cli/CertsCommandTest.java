@@ -133,8 +133,8 @@ class CertsCommandTest {
     assertFalse(Files.exists(out), "nothing may be written");
   }
 
-  private static TlsFiles.Node files(Path nodeDir) {
-    return new TlsFiles.Node(
+  private static TlsFiles.NodeFiles files(Path nodeDir) {
+    return new TlsFiles.NodeFiles(
         nodeDir.resolve("node.key"), nodeDir.resolve("node.crt"), nodeDir.resolve("ca.crt"));
   }
 

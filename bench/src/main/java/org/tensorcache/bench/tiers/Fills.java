@@ -17,10 +17,10 @@ public final class Fills {
   };
 
   private final int examples;
-  private final List<List<TierNode.Fill>> nodes;
+  private final List<List<TierNode.FillTime>> nodes;
 
   /** The fills of {@code examples} each, per node in the order of {@link #NODES}. */
-  public Fills(int examples, List<List<TierNode.Fill>> nodes) {
+  public Fills(int examples, List<List<TierNode.FillTime>> nodes) {
     if (nodes.size() != NODES.length) {
       throw new IllegalArgumentException(nodes.size() + " nodes' fills, expected 3");
     }
@@ -39,7 +39,7 @@ public final class Fills {
     for (int i = 0; i < NODES.length; i++) {
       Map<String, Object> node = new LinkedHashMap<>();
       List<Long> rates = new ArrayList<>();
-      for (TierNode.Fill f : nodes.get(i)) {
+      for (TierNode.FillTime f : nodes.get(i)) {
         rates.add(Math.round(examples / f.seconds()));
       }
       node.put("examples_per_s", rates);
@@ -70,14 +70,14 @@ public final class Fills {
   }
 
   private double rate(int node) {
-    return examples / median(node, TierNode.Fill::seconds);
+    return examples / median(node, TierNode.FillTime::seconds);
   }
 
   private double cpuMicros(int node) {
-    return median(node, TierNode.Fill::cpuSeconds) * 1e6 / examples;
+    return median(node, TierNode.FillTime::cpuSeconds) * 1e6 / examples;
   }
 
-  private double median(int node, ToDoubleFunction<TierNode.Fill> value) {
+  private double median(int node, ToDoubleFunction<TierNode.FillTime> value) {
     double[] v = nodes.get(node).stream().mapToDouble(value).sorted().toArray();
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }

@@ -68,13 +68,13 @@ public final class TierNode implements AutoCloseable {
    * @param seconds from the fill's start until every range was persisted
    * @param cpuSeconds the CPU time of every thread of the JVM meanwhile
    */
-  public record Fill(double seconds, double cpuSeconds) {}
+  public record FillTime(double seconds, double cpuSeconds) {}
 
   /**
    * Waits for the coordinator singleton (its start, a recovery from the journal, is not the fill's
    * cost), then fills {@code cacheId}.
    */
-  public Fill fill(String cacheId) throws Exception {
+  public FillTime fill(String cacheId) throws Exception {
     for (int attempt = 1; ; attempt++) {
       try {
         ClusterFill.status(node.system(), node.coordinator(), cacheId);
@@ -104,7 +104,7 @@ public final class TierNode implements AutoCloseable {
       Thread.sleep(10);
       status = ClusterFill.status(node.system(), node.coordinator(), cacheId);
     }
-    return new Fill((System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9);
+    return new FillTime((System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9);
   }
 
   /** A member client of this node. */

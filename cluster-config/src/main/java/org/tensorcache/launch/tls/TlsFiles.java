@@ -43,7 +43,7 @@ public final class TlsFiles {
   private TlsFiles() {}
 
   /** A node's private key, its certificate and the certificate of the CA that issued it. */
-  public record Node(Path keyFile, Path certFile, Path caCertFile) {}
+  public record NodeFiles(Path keyFile, Path certFile, Path caCertFile) {}
 
   /**
    * Checks that the three files exist, are readable and parse as Pekko reads them, that the key is
@@ -54,7 +54,7 @@ public final class TlsFiles {
    * @return the node certificate
    * @throws TransportSecurityException naming the file and what is wrong with it
    */
-  public static X509Certificate check(Node files, String host, Instant now) {
+  public static X509Certificate check(NodeFiles files, String host, Instant now) {
     X509Certificate ca;
     X509Certificate cert;
     PrivateKey key;
