@@ -18,6 +18,7 @@ import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.lookup.LookupEndpoint;
 import org.tensorcache.actors.replica.ReplicaPublisher;
+import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.journal.JournalSchema;
@@ -38,8 +39,8 @@ public final class TensorCache {
   /**
    * Starts this node's part of TensorCache once its caches are registered with {@link
    * TensorCacheNode#register}: the journal tables, shard and session sharding, the replica
-   * publisher, the lookup actor (and the binary lookup port when configured) and the coordinator
-   * singleton.
+   * publisher, the tier reporter, the lookup actor (and the binary lookup port when configured) and
+   * the coordinator singleton.
    */
   public static Handles start(ActorSystem<?> system) {
     JournalSchema.ensure(system);
@@ -47,6 +48,9 @@ public final class TensorCache {
     ShardActor.init(system, ShardReports.start(system, coordinator));
     TrainerSession.init(system);
     system.systemActorOf(ReplicaPublisher.create(), "tensorcache-replica", Props.empty());
+    ActorRef<TierReporter.Command> tiers =
+        system.systemActorOf(TierReporter.create(), TierReporter.NAME, Props.empty());
+    system.receptionist().tell(Receptionist.register(TierReporter.SERVICE_KEY, tiers));
     // served from this node's replica to processes that hold none
     LocalLookup local = LocalLookup.get(system);
     system.receptionist().tell(Receptionist.register(LookupActor.SERVICE_KEY, local.actor()));

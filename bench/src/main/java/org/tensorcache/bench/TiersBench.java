@@ -14,7 +14,7 @@ import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.tiers.DataPath;
 import org.tensorcache.bench.tiers.Fills;
 import org.tensorcache.bench.tiers.Gathers;
-import org.tensorcache.bench.tiers.Reference;
+import org.tensorcache.bench.tiers.PlainArray;
 import org.tensorcache.bench.tiers.TierConfig;
 import org.tensorcache.bench.tiers.TiersReport;
 import org.tensorcache.bench.tiers.Timings;
@@ -41,7 +41,7 @@ final class TiersBench {
     // the runner ignores the examples' content: they give the cache its size and its fingerprint
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, c.n());
     ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
-    Reference reference = Reference.of(TierConfig.SEED, c.n(), c.width());
+    PlainArray reference = PlainArray.of(TierConfig.SEED, c.n(), c.width());
     System.out.printf(
         "cache: %,d examples x [%d] bf16 = %d MiB in ranges of %d (%d KiB each); budget %d MiB;"
             + " B = %d; prefetch %d steps; training %.0f ms of sleep per step%n",
@@ -82,7 +82,7 @@ final class TiersBench {
     List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve("prefetch"));
     CacheDefinition cache = caches.get(0);
     List<EmbeddedNodes.Fill> fillBefore;
-    TiersReport.Runs prefetch;
+    TiersReport.LoopResults prefetch;
     Map<String, Object> random;
     try (EmbeddedNodes node =
         tierNode(dir.resolve("prefetch/node"), caches, c.budgetBytes(), c.prefetchSteps())) {
@@ -108,7 +108,7 @@ final class TiersBench {
 
     // 2: the whole cache in memory, every range hot before the steps
     List<EmbeddedNodes.Fill> fillUnbounded;
-    TiersReport.Runs inMemory;
+    TiersReport.LoopResults inMemory;
     Timings[] againstArray;
     int passes;
     caches = c.definitions("tiers", data, dir.resolve("in-memory"));
@@ -129,7 +129,7 @@ final class TiersBench {
 
     // 3: the budget, prefetch off
     List<EmbeddedNodes.Fill> fillAfter;
-    TiersReport.Runs noPrefetch;
+    TiersReport.LoopResults noPrefetch;
     caches = c.definitions("tiers", data, dir.resolve("no-prefetch"));
     cache = caches.get(0);
     try (EmbeddedNodes node =
@@ -198,15 +198,15 @@ final class TiersBench {
    * A trainer's steps through a session, then the same calls without it; after each, the budget
    * held for the steps prefetched beyond the last is given back for what follows on the node.
    */
-  private static TiersReport.Runs trainer(
-      EmbeddedNodes node, CacheDefinition cache, Reference reference, String run, TierConfig c) {
+  private static TiersReport.LoopResults trainer(
+      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
     return trainer(node, cache, reference, run, c, true);
   }
 
-  private static TiersReport.Runs trainer(
+  private static TiersReport.LoopResults trainer(
       EmbeddedNodes node,
       CacheDefinition cache,
-      Reference reference,
+      PlainArray reference,
       String run,
       TierConfig c,
       boolean print) {
@@ -243,6 +243,6 @@ final class TiersBench {
     if (print) {
       System.out.printf("trainer order, %s, data path: %s%n", run, path.toMap());
     }
-    return new TiersReport.Runs(session, path);
+    return new TiersReport.LoopResults(session, path);
   }
 }

@@ -1,8 +1,6 @@
 package org.tensorcache.chaostests;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,10 +9,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The node processes of one chaos run, started through {@code ./tensorcache node} on loopback with
@@ -23,9 +19,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a JVM shutdown hook.
  */
 final class ChaosCluster implements AutoCloseable {
-  private static final AtomicInteger nextPort =
-      new AtomicInteger(20_000 + new Random().nextInt(10_000));
-
   /** Only compute nodes host the coordinator, so the lookup member of the test JVM never does. */
   static final String SINGLETON_ROLE = "compute";
 
@@ -135,8 +128,8 @@ final class ChaosCluster implements AutoCloseable {
     if (network == null) {
       return Map.of();
     }
-    int port = freePort();
-    int bindPort = freePort();
+    int port = LoopbackPorts.next();
+    int bindPort = LoopbackPorts.next();
     PartitionProxy proxy = new PartitionProxy(port, bindPort, network.nextHost(), network);
     inJvmProxies.add(proxy);
     Map<String, Object> o = new HashMap<>(Network.overrides(bindPort, proxy.member()));
@@ -198,7 +191,7 @@ final class ChaosCluster implements AutoCloseable {
 
   /** Starts a node without waiting; {@link #awaitUp} follows. */
   NodeProcess launch() throws IOException {
-    int port = freePort();
+    int port = LoopbackPorts.next();
     List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
     List<String> seeds = live.stream().map(n -> "127.0.0.1:" + n.port()).toList();
     if (!seeds.isEmpty()) {
@@ -220,7 +213,7 @@ final class ChaosCluster implements AutoCloseable {
     Map<String, String> nodeEnv = env;
     PartitionProxy proxy = null;
     if (network != null) { // the cluster knows the node by the proxy's port, the node binds another
-      int bindPort = freePort();
+      int bindPort = LoopbackPorts.next();
       proxy = new PartitionProxy(port, bindPort, network.nextHost(), network);
       nodeEnv = new HashMap<>(env);
       nodeEnv.put("JAVA_OPTS", env.get("JAVA_OPTS") + Network.options(bindPort, proxy.member()));
@@ -276,27 +269,6 @@ final class ChaosCluster implements AutoCloseable {
     proxies.clear();
     inJvmProxies.forEach(PartitionProxy::close);
     inJvmProxies.clear();
-  }
-
-  /**
-   * A port free now, below Linux's ephemeral range (32768-60999), so that no outgoing connection of
-   * the many this run makes can take it before the node binds it; never the same twice a run.
-   */
-  private static int freePort() throws IOException {
-    for (int tries = 0; tries < 2_000; tries++) {
-      int port = nextPort.getAndIncrement();
-      if (port >= 32_768) {
-        nextPort.set(20_000);
-        continue;
-      }
-      try (ServerSocket s = new ServerSocket()) {
-        s.bind(new InetSocketAddress("127.0.0.1", port));
-        return port;
-      } catch (IOException busy) {
-        // taken: the next one
-      }
-    }
-    throw new IOException("no free port on 127.0.0.1 between 20000 and 32767");
   }
 
   @Override

@@ -63,7 +63,7 @@ final class ChaosRun {
     Path dataDir = work.resolve("data");
     Files.createDirectories(work.resolve("logs"));
     try {
-      Reference reference = Reference.load(referenceFill(refDir));
+      ExpectedValues reference = ExpectedValues.load(referenceFill(refDir));
       // a cloud-only run (cloud episodes and nothing else) needs no cluster on a shared disk
       if (settings.episodes() > 0 || settings.cloudEpisodes() == 0) {
         try (Postgres pg = Postgres.obtain();
@@ -118,8 +118,8 @@ final class ChaosRun {
    * A cloud episode on a cluster of its own: nodes on empty data directories of their own, segments
    * in object storage (S3Proxy), the journal in a PostgreSQL server this run may stop.
    */
-  private void cloudEpisode(int index, Reference reference, Path refDir, CloudEpisode.Plan plan)
-      throws Exception {
+  private void cloudEpisode(
+      int index, ExpectedValues reference, Path refDir, CloudEpisode.Plan plan) throws Exception {
     Path dir = work.resolve("cloud-e" + index);
     Path member = dir.resolve("member"); // the client member's data directory
     copyInputs(refDir, member);

@@ -17,7 +17,7 @@ final class Episode {
   private final int index;
   private final ChaosCluster cluster;
   private final Map<String, String> pg;
-  private final Reference reference;
+  private final ExpectedValues reference;
   private final CacheDefinition cache;
   private final CacheDefinition stored;
 
@@ -31,7 +31,7 @@ final class Episode {
       int index,
       ChaosCluster cluster,
       Map<String, String> pg,
-      Reference reference,
+      ExpectedValues reference,
       CacheDefinition cache,
       CacheDefinition stored) {
     this.chaosRun = chaosRun;
@@ -154,7 +154,7 @@ final class Episode {
     return pg;
   }
 
-  Reference reference() {
+  ExpectedValues reference() {
     return reference;
   }
 

@@ -20,7 +20,7 @@ final class LookupLoop implements AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
 
-  LookupLoop(ClientMember client, Reference reference, long n, SplittableRandom random) {
+  LookupLoop(ClientMember client, ExpectedValues reference, long n, SplittableRandom random) {
     thread =
         new Thread(
             () -> {

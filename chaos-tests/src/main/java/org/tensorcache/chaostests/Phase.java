@@ -217,7 +217,7 @@ final class Phase {
     }
     stopLookups(what);
     ChaosReport r = ep.report();
-    Reference.SegmentCheck c = ep.reference().checkSegments(ep.stored());
+    ExpectedValues.SegmentCheck c = ep.reference().checkSegments(ep.stored());
     r.lost += c.lost();
     r.wrong += c.wrong();
     r.corruptLoaded += c.rejectedRanges().size();

@@ -106,7 +106,7 @@ class MassPreemptionTest {
       awaitPersisted(cache, PERSISTED);
       // no fill was asked for: the rest of the cache is left for after the kill
       assertEquals(PERSISTED, Faults.persisted(cache.segmentDir()), "ranges persisted before");
-      Reference persisted = Reference.load(cache, PERSISTED);
+      ExpectedValues persisted = ExpectedValues.load(cache, PERSISTED);
       Map<NodeProcess, Integer> marks = Faults.marks(cluster.live());
 
       LocalTime killedAt = LocalTime.now();
@@ -168,7 +168,7 @@ class MassPreemptionTest {
           0,
           Faults.computedIn(List.of(survivor, returned), marks, cacheId, PERSISTED),
           "examples of persisted ranges computed again");
-      Reference filled = Reference.load(cache);
+      ExpectedValues filled = ExpectedValues.load(cache);
       try (RemoteLookupClient remote =
           RemoteLookupClient.connect(List.of(NodeLog.lookupPort(returned)), PATIENCE)) {
         for (int r = 0; r < cache.spec().rangeCount(); r++) {

@@ -3,7 +3,7 @@ package org.tensorcache.cli;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.store.tier.Tier;
 import org.tensorcache.store.tier.TierStats;
 
@@ -16,13 +16,13 @@ final class MemoryReport {
   private MemoryReport() {}
 
   /** The lines of the section, heading first, for the nodes that answered. */
-  static List<String> lines(List<LookupActor.TierReport> reports) {
+  static List<String> lines(List<TierReporter.TierReport> reports) {
     List<String> lines = new ArrayList<>();
     lines.add("memory (per node)");
     if (reports.isEmpty()) {
       lines.add("  no node answered");
     }
-    for (LookupActor.TierReport r : reports) {
+    for (TierReporter.TierReport r : reports) {
       lines.add(
           String.format(
               "  %s  held %s / %s  peak %s  policy %s",
@@ -34,7 +34,7 @@ final class MemoryReport {
       if (r.caches().length == 0) {
         lines.add("    no cache replicated by reference");
       }
-      for (LookupActor.CacheTiers c : r.caches()) {
+      for (TierReporter.CacheTiers c : r.caches()) {
         lines.add("    " + describe(c.cacheId(), c.stats()));
       }
     }

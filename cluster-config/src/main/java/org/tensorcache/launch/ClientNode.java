@@ -24,7 +24,7 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.slf4j.LoggerFactory;
 import org.tensorcache.actors.coordinator.Coordinator;
-import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.TierReporter;
 
 /**
  * A short-lived member with no roles that joins through the seeds, asks the coordinator and leaves:
@@ -138,23 +138,23 @@ public final class ClientNode implements AutoCloseable {
   }
 
   /**
-   * The hot-tier report of every node whose lookup actor answers within {@code within}, ordered by
+   * The hot-tier report of every node whose tier reporter answers within {@code within}, ordered by
    * node address; a node that does not answer in time is left out. The receptionist of a member
-   * that just joined may not list every node yet: it is asked again until it lists a lookup actor
+   * that just joined may not list every node yet: it is asked again until it lists a tier reporter
    * per node that is Up and reachable, for at most half of {@code within}.
    */
-  public List<LookupActor.TierReport> tierReports(Duration within) {
+  public List<TierReporter.TierReport> tierReports(Duration within) {
     long deadline = System.nanoTime() + within.toNanos();
-    Set<ActorRef<LookupActor.Command>> lookups = lookups(deadline - within.toNanos() / 2);
+    Set<ActorRef<TierReporter.Command>> reporters = reporters(deadline - within.toNanos() / 2);
     Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
-    List<CompletableFuture<LookupActor.TierReport>> asks = new ArrayList<>();
-    for (ActorRef<LookupActor.Command> lookup : lookups) {
+    List<CompletableFuture<TierReporter.TierReport>> asks = new ArrayList<>();
+    for (ActorRef<TierReporter.Command> reporter : reporters) {
       asks.add(
-          AskPattern.ask(lookup, LookupActor.GetTierStats::new, left, node.system().scheduler())
+          AskPattern.ask(reporter, TierReporter.GetTierStats::new, left, node.system().scheduler())
               .toCompletableFuture());
     }
-    List<LookupActor.TierReport> reports = new ArrayList<>();
-    for (CompletableFuture<LookupActor.TierReport> ask : asks) {
+    List<TierReporter.TierReport> reports = new ArrayList<>();
+    for (CompletableFuture<TierReporter.TierReport> ask : asks) {
       try {
         reports.add(ask.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
       } catch (ExecutionException | TimeoutException e) {
@@ -164,26 +164,26 @@ public final class ClientNode implements AutoCloseable {
         throw new IllegalStateException("interrupted", e);
       }
     }
-    reports.sort(Comparator.comparing(LookupActor.TierReport::node));
+    reports.sort(Comparator.comparing(TierReporter.TierReport::node));
     return reports;
   }
 
   /**
-   * The lookup actors the receptionist lists once it lists one per node (a member with a role;
+   * The tier reporters the receptionist lists once it lists one per node (a member with a role;
    * clients like this one have none) that is Up and reachable, or at {@code until} (a nano time).
    */
-  private Set<ActorRef<LookupActor.Command>> lookups(long until) {
+  private Set<ActorRef<TierReporter.Command>> reporters(long until) {
     try {
       while (true) {
-        Set<ActorRef<LookupActor.Command>> found =
+        Set<ActorRef<TierReporter.Command>> found =
             AskPattern.<Receptionist.Command, Receptionist.Listing>ask(
                     node.system().receptionist(),
-                    replyTo -> Receptionist.find(LookupActor.SERVICE_KEY, replyTo),
+                    replyTo -> Receptionist.find(TierReporter.SERVICE_KEY, replyTo),
                     Duration.ofSeconds(5),
                     node.system().scheduler())
                 .toCompletableFuture()
                 .get(6, TimeUnit.SECONDS)
-                .getServiceInstances(LookupActor.SERVICE_KEY);
+                .getServiceInstances(TierReporter.SERVICE_KEY);
         Set<Member> unreachable = Cluster.get(node.system()).state().getUnreachable();
         long nodes =
             members().stream()

@@ -4,15 +4,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.coordination.lease.LeaseException;
 import org.apache.pekko.coordination.lease.LeaseSettings;
-import org.apache.pekko.coordination.lease.LeaseTimeoutException;
 import org.apache.pekko.coordination.lease.javadsl.Lease;
 import org.apache.pekko.dispatch.MessageDispatcher;
 import org.slf4j.Logger;
@@ -48,7 +45,7 @@ public final class DatabaseLease extends Lease {
   private static final Consumer<Optional<Throwable>> NO_CALLBACK = cause -> {};
 
   private final LeaseSettings settings;
-  private final LeaseTable table;
+  private final LeaseRow row;
   private final ExtendedActorSystem system;
   private final MessageDispatcher blocking;
   private final Duration ttl;
@@ -70,12 +67,13 @@ public final class DatabaseLease extends Lease {
     this.ttl = settings.timeoutSettings().getHeartbeatTimeout();
     this.interval = settings.timeoutSettings().getHeartbeatInterval();
     this.timeout = settings.timeoutSettings().getOperationTimeout();
-    this.table =
-        LeaseTable.of(JournalSettings.journalDatabase(system.settings().config()), timeout);
     this.blocking = system.dispatchers().lookup(BLOCKING);
+    LeaseTable table =
+        LeaseTable.of(JournalSettings.journalDatabase(system.settings().config()), timeout);
+    this.row = new LeaseRow(settings, table, blocking, timeout);
     // the first statement of a JVM is slow (classes, a first connection): make it now rather than
     // in a decision, and say now, not then, when the database cannot be reached
-    CompletableFuture.runAsync(this::probe, blocking);
+    CompletableFuture.runAsync(row::probe, blocking);
   }
 
   @Override
@@ -90,17 +88,17 @@ public final class DatabaseLease extends Lease {
 
   @Override
   public CompletionStage<Boolean> acquire(Consumer<Optional<Throwable>> leaseLostCallback) {
-    CompletableFuture<Boolean> result = bounded("take");
+    CompletableFuture<Boolean> result = row.bounded("take");
     long start = System.nanoTime();
-    CompletableFuture.supplyAsync(() -> call(() -> table.acquire(name(), owner(), ttl)), blocking)
+    row.take(ttl)
         .whenComplete(
             (taken, failure) -> {
               if (failure != null) {
-                result.completeExceptionally(failed("take", failure));
+                result.completeExceptionally(row.failed("take", failure));
               } else if (taken) {
                 onTaken(start, leaseLostCallback, result);
               } else {
-                logHolder();
+                row.logHolder();
                 result.complete(false);
               }
             });
@@ -112,12 +110,12 @@ public final class DatabaseLease extends Lease {
     synchronized (this) {
       stopHolding();
     }
-    CompletableFuture<Boolean> result = bounded("release");
-    CompletableFuture.supplyAsync(() -> call(() -> table.release(name(), owner())), blocking)
+    CompletableFuture<Boolean> result = row.bounded("release");
+    row.release()
         .whenComplete(
             (released, failure) -> {
               if (failure != null) {
-                result.completeExceptionally(failed("release", failure));
+                result.completeExceptionally(row.failed("release", failure));
               } else {
                 if (released) {
                   log.info("released lease '{}' of {}", name(), owner());
@@ -153,7 +151,7 @@ public final class DatabaseLease extends Lease {
       }
       stopHolding(); // the attempt timed out and was answered as failed: do not keep the row
     }
-    CompletableFuture.runAsync(() -> call(() -> table.release(name(), owner())), blocking);
+    row.release();
   }
 
   /** One heartbeat: renews the row, or declares the lease lost. */
@@ -173,7 +171,7 @@ public final class DatabaseLease extends Lease {
     boolean renewed = false;
     SQLException failure = null;
     try {
-      renewed = table.renew(name(), owner(), ttl);
+      renewed = row.renew(ttl);
     } catch (SQLException e) {
       failure = e;
     }
@@ -187,7 +185,7 @@ public final class DatabaseLease extends Lease {
       } else if (failure == null) {
         lose(Optional.empty()); // expired or taken: another owner may hold it now
       } else if (System.nanoTime() - renewedAt >= ttl.toNanos()) {
-        lose(Optional.of(failed("renew", failure)));
+        lose(Optional.of(row.failed("renew", failure)));
       } else {
         log.warn("renewal of lease '{}' of {} failed: {}", name(), owner(), failure.toString());
       }
@@ -216,99 +214,11 @@ public final class DatabaseLease extends Lease {
     }
   }
 
-  /** Reads the lease's row once; warns when that fails. */
-  private void probe() {
-    try {
-      table.holder(name());
-    } catch (SQLException e) {
-      log.warn(
-          "lease '{}' cannot be read at {}: {}; while this lasts, a side of the cluster that must"
-              + " down unreachable members downs itself instead",
-          name(),
-          table.url(),
-          e.getMessage());
-    }
-  }
-
-  /** Logs who holds the lease this owner could not take. */
-  private void logHolder() {
-    try {
-      table
-          .holder(name())
-          .ifPresentOrElse(
-              h ->
-                  log.info(
-                      "lease '{}' not taken for {}: {} holds it for another {} ms (renewed {} ms"
-                          + " ago)",
-                      name(),
-                      owner(),
-                      h.owner(),
-                      h.remaining().toMillis(),
-                      h.sinceRenewal().toMillis()),
-              () -> log.info("lease '{}' not taken for {}: it was held", name(), owner()));
-    } catch (SQLException e) {
-      log.info(
-          "lease '{}' not taken for {}; its holder unknown: {}", name(), owner(), e.toString());
-    }
-  }
-
-  /** A future that fails with a {@link LeaseTimeoutException} after the operation timeout. */
-  private CompletableFuture<Boolean> bounded(String what) {
-    CompletableFuture<Boolean> result = new CompletableFuture<>();
-    CompletableFuture.delayedExecutor(timeout.toMillis(), TimeUnit.MILLISECONDS)
-        .execute(
-            () ->
-                result.completeExceptionally(
-                    new LeaseTimeoutException(
-                        "could not "
-                            + what
-                            + " lease '"
-                            + name()
-                            + "' for "
-                            + owner()
-                            + " within "
-                            + timeout
-                            + " (lease-operation-timeout) at "
-                            + table.url())));
-    return result;
-  }
-
-  private LeaseException failed(String what, Throwable failure) {
-    Throwable cause = failure instanceof CompletionException c ? c.getCause() : failure;
-    LeaseException e =
-        new LeaseException(
-            "could not "
-                + what
-                + " lease '"
-                + name()
-                + "' for "
-                + owner()
-                + " at "
-                + table.url()
-                + ": "
-                + cause.getMessage());
-    e.initCause(cause);
-    return e;
-  }
-
   private String name() {
-    return settings.leaseName();
+    return row.name();
   }
 
   private String owner() {
-    return settings.ownerName();
-  }
-
-  /** A statement that may throw {@link SQLException}. */
-  private interface Statement<T> {
-    T run() throws SQLException;
-  }
-
-  private static <T> T call(Statement<T> statement) {
-    try {
-      return statement.run();
-    } catch (SQLException e) {
-      throw new CompletionException(e);
-    }
+    return row.owner();
   }
 }

@@ -21,8 +21,8 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.lookup.PemFiles;
 import org.tensorcache.launch.tls.ClusterCertificates;
-import org.tensorcache.launch.tls.PemFiles;
 import org.tensorcache.launch.tls.TlsFiles;
 import picocli.CommandLine;
 
@@ -133,8 +133,8 @@ class CertsCommandTest {
     assertFalse(Files.exists(out), "nothing may be written");
   }
 
-  private static TlsFiles.Node files(Path nodeDir) {
-    return new TlsFiles.Node(
+  private static TlsFiles.NodeFiles files(Path nodeDir) {
+    return new TlsFiles.NodeFiles(
         nodeDir.resolve("node.key"), nodeDir.resolve("node.crt"), nodeDir.resolve("ca.crt"));
   }
 

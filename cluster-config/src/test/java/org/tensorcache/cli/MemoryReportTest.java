@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.store.tier.TierStats;
 
 /** The memory section of {@code status}, line for line. */
@@ -17,20 +17,20 @@ class MemoryReportTest {
     TierStats.Snapshot used =
         new TierStats.Snapshot(9200, 640, 160, 96, 31, 2, 3L << 29, 1L << 30, 12, 74, 0);
     TierStats.Snapshot untouched = new TierStats().snapshot();
-    List<LookupActor.TierReport> reports =
+    List<TierReporter.TierReport> reports =
         List.of(
-            new LookupActor.TierReport(
+            new TierReporter.TierReport(
                 A,
                 4L << 30,
                 (3L << 30) / 2,
                 (39L << 30) / 10,
                 "lru",
-                new LookupActor.CacheTiers[] {
-                  new LookupActor.CacheTiers("dpo-ref-ab12", used),
-                  new LookupActor.CacheTiers("embed-cd34", untouched)
+                new TierReporter.CacheTiers[] {
+                  new TierReporter.CacheTiers("dpo-ref-ab12", used),
+                  new TierReporter.CacheTiers("embed-cd34", untouched)
                 }),
-            new LookupActor.TierReport(
-                B, 512L << 20, 0, 1536, "lfu", new LookupActor.CacheTiers[0]));
+            new TierReporter.TierReport(
+                B, 512L << 20, 0, 1536, "lfu", new TierReporter.CacheTiers[0]));
     assertEquals(
         List.of(
             "memory (per node)",

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.store.tier.Tier;
 
 /**
@@ -56,9 +56,9 @@ class ClientNodeTierReportsTest {
             List.of(seed),
             dir.resolve("client"),
             Duration.ofSeconds(30))) {
-      List<LookupActor.TierReport> reports = client.tierReports(Duration.ofSeconds(20));
+      List<TierReporter.TierReport> reports = client.tierReports(Duration.ofSeconds(20));
       assertEquals(1, reports.size(), "the client itself runs no lookup actor");
-      LookupActor.TierReport report = reports.get(0);
+      TierReporter.TierReport report = reports.get(0);
       assertEquals(address.toString(), report.node());
       assertTrue(report.budgetBytes() > 0);
       assertEquals(1, report.caches().length);

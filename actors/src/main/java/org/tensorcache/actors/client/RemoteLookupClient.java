@@ -21,6 +21,7 @@ import org.tensorcache.actors.lookup.LookupChecks;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupInputs;
+import org.tensorcache.actors.lookup.LookupRefusedException;
 import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.actors.lookup.LookupValues;
 import org.tensorcache.actors.lookup.LookupWire;
@@ -245,13 +246,17 @@ public final class RemoteLookupClient implements AutoCloseable {
       ByteBuffer reply;
       try {
         reply = LookupWire.decodeStatus(frames.read(in), address);
-      } catch (ProtocolException e) {
-        // a node of versions 1 to 3 refuses the version byte, and closes the connection
-        if (e.getMessage().contains("protocol version " + LookupWire.VERSION_4 + ",")) {
-          throw new ProtocolException(
-              "node "
-                  + address
-                  + " does not serve recorded inputs (protocol version 4); upgrade the node");
+      } catch (LookupRefusedException e) {
+        // a node of versions 1 to 3 refuses the version byte of INPUTS, the one request of
+        // version 4, and closes the connection
+        if (e.kind() == LookupRefusedException.Kind.UNSUPPORTED_VERSION) {
+          ProtocolException old =
+              new ProtocolException(
+                  "node "
+                      + address
+                      + " does not serve recorded inputs (protocol version 4); upgrade the node");
+          old.initCause(e);
+          throw old;
         }
         throw e;
       }

@@ -168,15 +168,15 @@ public final class LocalLookup implements Extension {
 
   /**
    * Why a lookup failed: bad input ({@link IllegalArgumentException}), the lookup timeout (a {@link
-   * TimeoutException} on the way, or the lookup actor's "not computed within"), or anything else.
+   * TimeoutException} on the way, or the lookup actor's {@link LookupTimeoutException}), or
+   * anything else.
    */
   static NodeMetrics.FailureReason reasonOf(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof IllegalArgumentException) {
         return NodeMetrics.FailureReason.BAD_REQUEST;
       }
-      if (t instanceof TimeoutException
-          || String.valueOf(t.getMessage()).contains(LookupActor.NOT_COMPUTED_WITHIN)) {
+      if (t instanceof TimeoutException) {
         return NodeMetrics.FailureReason.TIMEOUT;
       }
       if (t.getCause() == t) {

@@ -29,7 +29,6 @@ import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.serialization.KryoSerializable;
 import org.tensorcache.store.spec.CacheSpec;
-import org.tensorcache.store.tier.TierStats;
 
 /**
  * Serves {@link GetValues} from the node's replica; indices not there yet become priority compute
@@ -38,8 +37,7 @@ import org.tensorcache.store.tier.TierStats;
  * request delivered to a node that died is lost. The lookup timeout counts from the request or from
  * the last time a member became unreachable or left, whichever is later, so that a lookup waits for
  * its ranges' new homes rather than failing; {@code max-wait} bounds it in all. It never answers a
- * sentinel or a missing value: the values are complete or an error. It also reports the node's hot
- * tier ({@link GetTierStats}), which {@code status} shows.
+ * sentinel or a missing value: the values are complete or an error.
  */
 public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   /**
@@ -56,7 +54,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   public static final String PATH = "/system/" + NAME;
 
   /** How the reply to a lookup that ran past the lookup timeout begins its reason. */
-  static final String NOT_COMPUTED_WITHIN = "not computed within";
+  private static final String NOT_COMPUTED_WITHIN = "not computed within";
 
   /** What the lookup actor receives. */
   public interface Command extends KryoSerializable {}
@@ -70,25 +68,6 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
    * ({@link org.tensorcache.fields.FieldArrays}).
    */
   public record Values(long[] indices, Object[] values) implements KryoSerializable {}
-
-  /** Asks for this node's hot tier: its budget and use, and the statistics of each cache in it. */
-  public record GetTierStats(ActorRef<TierReport> replyTo) implements Command {}
-
-  /**
-   * The reply to {@link GetTierStats}: the hot tier of the node at address {@code node}, with one
-   * entry per cache replicated by reference (only those are tiered; none when the node has none).
-   */
-  public record TierReport(
-      String node,
-      long budgetBytes,
-      long bytesHeld,
-      long peakBytesHeld,
-      String policy,
-      CacheTiers[] caches)
-      implements KryoSerializable {}
-
-  /** The tier statistics of one cache on the node of a {@link TierReport}. */
-  public record CacheTiers(String cacheId, TierStats.Snapshot stats) implements KryoSerializable {}
 
   private record MembersChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
 
@@ -116,7 +95,6 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   }
 
   private final NodeSettings settings;
-  private final TierReports tiers;
   private final ReplicaView view;
   private final ClusterSharding sharding;
   private final Map<Long, Pending> pending = new HashMap<>();
@@ -133,7 +111,6 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     super(ctx);
     TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
     this.settings = node.settings();
-    this.tiers = new TierReports(node, Cluster.get(ctx.getSystem()).selfMember().address());
     this.view = new ReplicaView(node.registry());
     this.sharding = ClusterSharding.get(ctx.getSystem());
     ActorRef<ClusterEvent.ClusterDomainEvent> events =
@@ -149,13 +126,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
         .onMessage(GetValues.class, this::onGetValues)
         .onMessage(PartDone.class, this::onPartDone)
         .onMessage(MembersChanged.class, this::onMembersChanged)
-        .onMessage(GetTierStats.class, this::onGetTierStats)
         .build();
-  }
-
-  private Behavior<Command> onGetTierStats(GetTierStats get) {
-    get.replyTo().tell(tiers.report());
-    return this;
   }
 
   private Behavior<Command> onGetValues(GetValues get) {
@@ -260,15 +231,17 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     }
     if (done.failure() != null) {
       pending.remove(done.request());
+      String reason =
+          String.format(
+              "lookup of %d indices of cache '%s' failed: %s",
+              p.request.indices().length, p.request.cacheId(), describe(done.failure(), p));
+      // a timeout is answered as a type of its own, which the asking node counts as one
       p.request
           .replyTo()
           .tell(
-              StatusReply.error(
-                  String.format(
-                      "lookup of %d indices of cache '%s' failed: %s",
-                      p.request.indices().length,
-                      p.request.cacheId(),
-                      describe(done.failure(), p))));
+              done.failure() instanceof TimeoutException
+                  ? StatusReply.error(new LookupTimeoutException(reason))
+                  : StatusReply.error(reason));
       return this;
     }
     CacheSpec spec = view.spec(p.request.cacheId());

@@ -25,12 +25,22 @@ import org.slf4j.LoggerFactory;
 final class LookupConnection implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(LookupConnection.class);
 
-  /** How every refusal for want of credentials starts, so that clients can tell it apart. */
-  private static final String UNAUTHORIZED = "unauthorized: ";
+  /**
+   * A refusal for want of credentials, which the metrics count under {@code rejection}; its message
+   * starts with {@link LookupRefusedException#UNAUTHORIZED}, so that clients can tell it apart.
+   */
+  private static final class Unauthorized extends ProtocolException {
+    private static final long serialVersionUID = 1L;
+    private final String rejection;
+
+    Unauthorized(String reason, String rejection) {
+      super(LookupRefusedException.UNAUTHORIZED + reason);
+      this.rejection = rejection;
+    }
+  }
 
   private static final String NOT_AUTHENTICATED =
-      UNAUTHORIZED
-          + "this port needs an AUTH request (op 6, protocol version 3) with its token first";
+      "this port needs an AUTH request (op 6, protocol version 3) with its token first";
 
   private final PortConnections.Conn c;
   private final LocalLookup lookup;
@@ -89,7 +99,7 @@ final class LookupConnection implements Runnable {
           c.deadline(after(settings.readTimeout())); // the rest of the frame is due by then
         }
         ByteBuffer reply;
-        String refusal = null;
+        ProtocolException refusal = null;
         try {
           ByteBuffer frame = frames.read(in, maxRequest);
           if (!c.startServing()) {
@@ -102,31 +112,31 @@ final class LookupConnection implements Runnable {
             authenticated = true;
             reply = LookupWire.encodeOk(frames);
           } else if (!authenticated) {
-            throw new ProtocolException(NOT_AUTHENTICATED);
+            throw new Unauthorized(NOT_AUTHENTICATED, "no_auth");
           } else {
             reply = answer(request, frames);
           }
         } catch (ProtocolException e) {
           // before its AUTH, a connection learns nothing more than that it must authenticate
           refusal =
-              authenticated || e.getMessage().startsWith(UNAUTHORIZED)
-                  ? e.getMessage()
-                  : NOT_AUTHENTICATED;
+              authenticated || e instanceof Unauthorized
+                  ? e
+                  : new Unauthorized(NOT_AUTHENTICATED, "no_auth");
           if (!inFlight) {
             if (!c.startServing()) {
               return;
             }
             requestStarted();
           }
-          reply = LookupWire.encodeError(frames, LookupWire.PROTOCOL, refusal);
+          reply = LookupWire.encodeError(frames, LookupWire.PROTOCOL, refusal.getMessage());
         }
         c.deadline(after(settings.idleTimeout())); // the client must take the reply by then
         frames.send(reply, out);
         requestEnded();
         if (refusal != null) {
-          if (refusal.startsWith(UNAUTHORIZED)) {
-            log.info("lookup connection from {} refused: {}", peer, refusal);
-            lookup.metrics().portRejected(refusal.contains("wrong token") ? "token" : "no_auth");
+          if (refusal instanceof Unauthorized u) {
+            log.info("lookup connection from {} refused: {}", peer, u.getMessage());
+            lookup.metrics().portRejected(u.rejection);
           } else {
             lookup.metrics().portRejected("protocol");
           }
@@ -155,7 +165,7 @@ final class LookupConnection implements Runnable {
   /** Checks an AUTH's token; a port without a token takes any, a wrong one is refused. */
   private void authenticate(String token) throws ProtocolException {
     if (security.token().isPresent() && !security.tokenMatches(token)) {
-      throw new ProtocolException(UNAUTHORIZED + "wrong token");
+      throw new Unauthorized("wrong token", "token");
     }
   }
 

@@ -5,12 +5,21 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The credentials of one side of the lookup port: TLS 1.3 material from PEM files (this side's
@@ -20,6 +29,10 @@ import javax.net.ssl.SSLSocket;
  * name or IP address included. Built once; the files are read by {@link Builder#build}.
  */
 public final class LookupSecurity {
+  /** The only protocol the lookup port speaks. */
+  static final String TLS_1_3 = "TLSv1.3";
+
+  private static final char[] NO_PASSWORD = new char[0];
   private static final LookupSecurity NONE = new LookupSecurity(null, null);
 
   private final SSLContext tls;
@@ -83,7 +96,7 @@ public final class LookupSecurity {
     SSLSocket s =
         (SSLSocket) tls.getSocketFactory().createSocket(socket, host, socket.getPort(), true);
     SSLParameters p = tls.getDefaultSSLParameters();
-    p.setProtocols(new String[] {PemFiles.TLS_1_3});
+    p.setProtocols(new String[] {TLS_1_3});
     if (node) {
       s.setUseClientMode(false);
       p.setNeedClientAuth(true);
@@ -179,10 +192,72 @@ public final class LookupSecurity {
         throw new IOException("an empty token, expected the port's token");
       }
       SSLContext context =
-          trusted == null
-              ? null
-              : PemFiles.context(certificate, privateKey, trusted, "lookup port");
+          trusted == null ? null : context(certificate, privateKey, trusted, "lookup port");
       return context == null && t == null ? NONE : new LookupSecurity(context, t);
+    }
+  }
+
+  /**
+   * A TLS 1.3 context that presents {@code chain} with {@code key} (either may be null for a client
+   * without a certificate) and trusts the CA certificates of {@code trusted}.
+   */
+  private static SSLContext context(Path chain, Path key, Path trusted, String what)
+      throws IOException {
+    try {
+      KeyManagerFactory kmf = null;
+      if (chain != null) {
+        List<X509Certificate> certificates = PemFiles.certificates(chain, what + " certificate");
+        PrivateKey privateKey = PemFiles.privateKey(key, what + " private key");
+        checkPair(certificates.get(0), chain, privateKey, key);
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setKeyEntry("key", privateKey, NO_PASSWORD, certificates.toArray(new Certificate[0]));
+        kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, NO_PASSWORD);
+      }
+      KeyStore ts = KeyStore.getInstance("PKCS12");
+      ts.load(null, null);
+      int i = 0;
+      for (X509Certificate ca : PemFiles.certificates(trusted, what + " CA certificate")) {
+        ts.setCertificateEntry("ca-" + i++, ca);
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(ts);
+      SSLContext context = SSLContext.getInstance(TLS_1_3);
+      context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot set up TLS for the " + what + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Checks that {@code key} signs what the certificate's public key verifies. */
+  private static void checkPair(X509Certificate leaf, Path chain, PrivateKey key, Path keyFile)
+      throws IOException {
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> key.getAlgorithm(); // EdDSA, Ed25519, Ed448, RSASSA-PSS need no digest name
+        };
+    byte[] probe = "tensorcache".getBytes(StandardCharsets.US_ASCII);
+    boolean matches;
+    try {
+      Signature sign = Signature.getInstance(algorithm);
+      sign.initSign(key);
+      sign.update(probe);
+      byte[] signature = sign.sign();
+      Signature verify = Signature.getInstance(algorithm);
+      verify.initVerify(leaf.getPublicKey());
+      verify.update(probe);
+      matches = verify.verify(signature);
+    } catch (GeneralSecurityException e) {
+      matches = false;
+    }
+    if (!matches) {
+      throw new IOException(
+          "private key " + keyFile + " does not belong to the first certificate of " + chain);
     }
   }
 }

@@ -119,7 +119,8 @@ public final class LookupWire {
     try {
       byte version = frame.get();
       if (version < VERSION || version > VERSION_4) {
-        throw new ProtocolException("protocol version " + version + ", expected 1, 2, 3 or 4");
+        throw new ProtocolException(
+            LookupRefusedException.VERSION + version + ", expected 1, 2, 3 or 4");
       }
       byte op = frame.get();
       String cacheId = getStr(frame);
@@ -246,7 +247,7 @@ public final class LookupWire {
   /**
    * The body of an OK reply, or the error it carries: BAD_REQUEST as an {@link
    * IllegalArgumentException}, FAILED as a {@link LookupFailedException}, anything else as a {@link
-   * ProtocolException} naming {@code peer}.
+   * LookupRefusedException} naming {@code peer}.
    */
   public static ByteBuffer decodeStatus(ByteBuffer reply, Object peer) throws ProtocolException {
     byte status;
@@ -266,7 +267,7 @@ public final class LookupWire {
     if (status == FAILED) {
       throw new LookupFailedException(message, null);
     }
-    throw new ProtocolException(peer + " rejected a request: " + message);
+    throw LookupRefusedException.of(peer, message);
   }
 
   // ---- strings

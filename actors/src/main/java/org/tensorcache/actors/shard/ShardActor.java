@@ -116,10 +116,9 @@ public final class ShardActor {
   private final CacheDefinition cache;
   private final int range;
   private final MicroBatchPipeline<Command> pipeline;
-  private final Waiters waiters = new Waiters();
   private final boolean byReference;
   private final ShardReplica<Command> replica;
-  private Block current;
+  private final RangeValues values;
   private final ShardSegment<Command> segment;
   private final ActorRef<ClusterSharding.ShardCommand> shard;
 
@@ -141,10 +140,11 @@ public final class ShardActor {
     this.cache = node.definition(id.cacheId());
     this.range = id.range();
     BlockKey key = BlockKey.of(cache.cacheId(), range);
-    this.current = Block.empty(cache.spec(), range);
+    this.values = new RangeValues(Block.empty(cache.spec(), range));
+    Block block = values.block();
     this.pipeline =
         new MicroBatchPipeline<>(
-            ctx, node, cache, current.start(), current.length(), MicroBatchDone::new);
+            ctx, node, cache, block.start(), block.length(), MicroBatchDone::new);
     this.byReference = node.byReference(cache.cacheId());
     this.segment =
         new ShardSegment<>(
@@ -186,9 +186,9 @@ public final class ShardActor {
 
   private Behavior<Command> onLoaded(Loaded loaded) {
     if (loaded.response() instanceof Replicator.GetSuccess<BlockData> ok) {
-      current.mergeInPlace(ok.dataValue().block());
+      values.merge(ok.dataValue().block());
     }
-    if (current.isComplete()) {
+    if (values.isComplete()) {
       Behavior<Command> next = stash.unstashAll(running());
       releaseIfDone();
       return next;
@@ -202,7 +202,7 @@ public final class ShardActor {
   private Behavior<Command> onSegmentChecked(SegmentChecked checked) {
     Block block = segment.verified(checked.block(), checked.failure());
     if (block != null) {
-      current.mergeInPlace(block);
+      values.merge(block);
       replica.publish(block);
     }
     return stash.unstashAll(running());
@@ -225,51 +225,36 @@ public final class ShardActor {
   private Behavior<Command> onFill() {
     segment.fillAsked();
     pipeline.plan().fill();
-    pipeline.startNext(current);
+    pipeline.startNext(values.block());
     return Behaviors.same();
   }
 
   private Behavior<Command> onCompute(Compute compute) {
-    String outside = pipeline.plan().outside(compute.indices(), current, cache.cacheId());
+    String outside = pipeline.plan().outside(compute.indices(), values.block(), cache.cacheId());
     if (outside != null) {
       compute.replyTo().tell(StatusReply.error(outside));
       return Behaviors.same();
     }
-    waiters.add(compute.indices(), compute.replyTo());
-    pipeline.plan().request(compute.indices(), current);
-    waiters.answer(current);
-    pipeline.startNext(current);
+    values.await(compute.indices(), compute.replyTo());
+    pipeline.plan().request(compute.indices(), values.block());
+    pipeline.startNext(values.block());
     return Behaviors.same();
   }
 
   private Behavior<Command> onMicroBatchDone(MicroBatchDone done) {
     Block part = pipeline.finished(done.microBatch(), done.output(), done.failure(), range);
     if (part == null) {
-      String reason = MicroBatchPipeline.reason(done.failure());
-      waiters.fail(pipeline.plan(), done.microBatch(), current, reason);
+      values.fail(pipeline.plan(), done.microBatch(), MicroBatchPipeline.reason(done.failure()));
     } else {
-      boolean wasComplete = current.isComplete();
-      current.mergeInPlace(part);
-      node.addComputed(cache.cacheId(), done.output().size());
-      if (!wasComplete && current.isComplete()) {
+      if (values.merge(part)) {
         node.metrics().rangeCompleted(cache.cacheId());
       }
-      // one line per micro-batch, at DEBUG: what fault-injection tests count to prove that no
-      // persisted work is computed again
-      ctx.getLog()
-          .debug(
-              "computed range {} group {} ({} examples) of {}",
-              range,
-              done.microBatch(),
-              done.output().size(),
-              cache.cacheId());
       replica.publish(part);
       if (byReference) {
-        segment.writeIfComplete(current); // only the shard holds the values: it writes them
+        segment.writeIfComplete(values.block()); // only the shard holds the values: it writes them
       }
-      waiters.answer(current);
     }
-    pipeline.startNext(current);
+    pipeline.startNext(values.block());
     return Behaviors.same();
   }
 
@@ -279,14 +264,13 @@ public final class ShardActor {
   }
 
   private Behavior<Command> retryWrite() {
-    segment.writeIfComplete(current);
+    segment.writeIfComplete(values.block());
     return Behaviors.same();
   }
 
   private Behavior<Command> onChanged(Changed changed) {
     if (changed.response() instanceof Replicator.Changed<BlockData> c) {
-      current.mergeInPlace(c.dataValue().block());
-      waiters.answer(current);
+      values.merge(c.dataValue().block());
     }
     return Behaviors.same();
   }
@@ -305,10 +289,10 @@ public final class ShardActor {
    */
   private void releaseIfDone() {
     if (!byReference
-        && current.isComplete()
+        && values.isComplete()
         && pipeline.idle()
         && replica.settled()
-        && waiters.isEmpty()) {
+        && values.nobodyWaits()) {
       shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
     }
   }

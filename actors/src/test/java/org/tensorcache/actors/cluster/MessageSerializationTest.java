@@ -26,6 +26,8 @@ import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.lookup.LookupTimeoutException;
+import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.actors.structure.WireTypes;
 import org.tensorcache.fields.FieldSpec;
@@ -58,19 +60,19 @@ class MessageSerializationTest {
         testKit.<StatusReply<LookupActor.Values>>createTestProbe().ref();
     ActorRef<StatusReply<Done>> acks = testKit.<StatusReply<Done>>createTestProbe().ref();
     ActorRef<Coordinator.Status> statuses = testKit.<Coordinator.Status>createTestProbe().ref();
-    ActorRef<LookupActor.TierReport> reports =
-        testKit.<LookupActor.TierReport>createTestProbe().ref();
+    ActorRef<TierReporter.TierReport> reports =
+        testKit.<TierReporter.TierReport>createTestProbe().ref();
     long[] indices = {0, 17, 1L << 40, -1};
     float[][] values = {{1f, Float.NEGATIVE_INFINITY, -0f, Float.NaN}, {2.5f, 3f, 4f, 5f}};
     CacheStatus cache =
         new CacheStatus(
             "dpo-ref-ab12", 2000, 1536, 4, 3, 2, true, true, 1500, new byte[] {3, 3, 2, 4});
-    LookupActor.CacheTiers tiers =
-        new LookupActor.CacheTiers(
+    TierReporter.CacheTiers tiers =
+        new TierReporter.CacheTiers(
             "dpo-ref-ab12",
             new TierStats.Snapshot(9200, 640, 160, 96, 31, 2, 3L << 30, 4L << 30, 12, 74, 0));
-    LookupActor.CacheTiers untouched =
-        new LookupActor.CacheTiers("embed-cd34", new TierStats().snapshot());
+    TierReporter.CacheTiers untouched =
+        new TierReporter.CacheTiers("embed-cd34", new TierStats().snapshot());
     CoordinatorState.CacheProgress progress =
         new CoordinatorState.CacheProgress("dpo-ref-ab12", true, new long[] {0b1011, 1L << 63});
     return List.of(
@@ -79,16 +81,16 @@ class MessageSerializationTest {
         new ShardActor.Computed(indices, values),
         new LookupActor.GetValues("dpo-ref-ab12", indices, batches),
         new LookupActor.Values(indices, values),
-        new LookupActor.GetTierStats(reports),
-        new LookupActor.TierReport(
+        new TierReporter.GetTierStats(reports),
+        new TierReporter.TierReport(
             "pekko://TensorCache@10.0.0.2:25520",
             4L << 30,
             3L << 30,
             4L << 30,
             "lru",
-            new LookupActor.CacheTiers[] {tiers, untouched}),
-        new LookupActor.TierReport(
-            "pekko://TensorCache@10.0.0.3:25520", 1, 0, 0, "lfu", new LookupActor.CacheTiers[0]),
+            new TierReporter.CacheTiers[] {tiers, untouched}),
+        new TierReporter.TierReport(
+            "pekko://TensorCache@10.0.0.3:25520", 1, 0, 0, "lfu", new TierReporter.CacheTiers[0]),
         tiers,
         new Coordinator.StartFill("dpo-ref-ab12", acks),
         new Coordinator.RangeWritten("dpo-ref-ab12", 65),
@@ -169,6 +171,15 @@ class MessageSerializationTest {
     assertEquals(
         error,
         testKit.serializationTestKit().verifySerialization(failed, false).getError().getMessage());
+    // a lookup timeout keeps its type across nodes: the asking node counts it as a timeout
+    String late = "lookup of 3 indices of cache 'dpo-ref' failed: not computed within 300 ms";
+    Throwable timeout =
+        testKit
+            .serializationTestKit()
+            .verifySerialization(StatusReply.error(new LookupTimeoutException(late)), false)
+            .getError();
+    assertInstanceOf(LookupTimeoutException.class, timeout);
+    assertEquals(late, timeout.getMessage());
   }
 
   /**

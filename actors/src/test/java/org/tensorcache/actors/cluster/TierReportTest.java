@@ -18,16 +18,16 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
 import org.tensorcache.store.tier.Tier;
 import org.tensorcache.store.tier.TierStats;
 
 /**
- * Every node's lookup actor, found through the receptionist, reports its own hot tier: its address,
- * budget and policy, and the statistics of the caches replicated by reference only; a report from
- * another node crosses the wire whole.
+ * Every node's tier reporter, found through the receptionist, reports its own hot tier: its
+ * address, budget and policy, and the statistics of the caches replicated by reference only; a
+ * report from another node crosses the wire whole.
  */
 class TierReportTest {
   @TempDir Path dir;
@@ -52,18 +52,18 @@ class TierReportTest {
       stats.hit(Tier.COLD, 10);
       stats.recordPrefetchLead(4);
 
-      Map<String, LookupActor.TierReport> reports = new HashMap<>();
-      TestProbe<LookupActor.TierReport> replies = first.createTestProbe();
-      for (ActorRef<LookupActor.Command> lookup : lookups(first, 2)) {
-        lookup.tell(new LookupActor.GetTierStats(replies.ref()));
-        LookupActor.TierReport r = replies.receiveMessage(Duration.ofSeconds(10));
+      Map<String, TierReporter.TierReport> reports = new HashMap<>();
+      TestProbe<TierReporter.TierReport> replies = first.createTestProbe();
+      for (ActorRef<TierReporter.Command> reporter : reporters(first, 2)) {
+        reporter.tell(new TierReporter.GetTierStats(replies.ref()));
+        TierReporter.TierReport r = replies.receiveMessage(Duration.ofSeconds(10));
         reports.put(r.node(), r);
       }
 
       String remote = Cluster.get(second.system()).selfMember().address().toString();
       String local = Cluster.get(first.system()).selfMember().address().toString();
       assertEquals(Set.of(local, remote), reports.keySet());
-      LookupActor.TierReport report = reports.get(remote);
+      TierReporter.TierReport report = reports.get(remote);
       assertEquals(secondNode.hotTier().budgetBytes(), report.budgetBytes());
       assertEquals("lfu", report.policy());
       assertEquals(1, report.caches().length, "the gossiped cache has no tiers");
@@ -76,8 +76,8 @@ class TierReportTest {
     }
   }
 
-  /** The lookup actors the receptionist of {@code kit}'s node lists, once there are {@code n}. */
-  private static Set<ActorRef<LookupActor.Command>> lookups(ActorTestKit kit, int n) {
+  /** The tier reporters the receptionist of {@code kit}'s node lists, once there are {@code n}. */
+  private static Set<ActorRef<TierReporter.Command>> reporters(ActorTestKit kit, int n) {
     TestProbe<Receptionist.Listing> listings = kit.createTestProbe();
     return listings.awaitAssert(
         Duration.ofSeconds(20),
@@ -85,10 +85,10 @@ class TierReportTest {
         () -> {
           kit.system()
               .receptionist()
-              .tell(Receptionist.find(LookupActor.SERVICE_KEY, listings.ref()));
-          Set<ActorRef<LookupActor.Command>> found =
-              listings.receiveMessage().getServiceInstances(LookupActor.SERVICE_KEY);
-          assertEquals(n, found.size(), "lookup actors listed");
+              .tell(Receptionist.find(TierReporter.SERVICE_KEY, listings.ref()));
+          Set<ActorRef<TierReporter.Command>> found =
+              listings.receiveMessage().getServiceInstances(TierReporter.SERVICE_KEY);
+          assertEquals(n, found.size(), "tier reporters listed");
           return found;
         });
   }

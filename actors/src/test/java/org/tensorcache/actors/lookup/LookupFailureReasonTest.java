@@ -29,6 +29,16 @@ class LookupFailureReasonTest {
         FailureReason.TIMEOUT,
         LocalLookup.reasonOf(
             new LookupFailedException(
+                reply, new CompletionException(new LookupTimeoutException(reply)))));
+  }
+
+  @Test
+  void aReasonIsToldByTypeNotByItsWords() {
+    String reply = "lookup of 3 indices of cache 'c' failed: not computed within 30000 ms";
+    assertEquals(
+        FailureReason.FAILED,
+        LocalLookup.reasonOf(
+            new LookupFailedException(
                 reply, new CompletionException(new StatusReply.ErrorMessage(reply)))));
   }
 

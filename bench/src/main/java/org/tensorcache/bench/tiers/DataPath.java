@@ -29,7 +29,7 @@ public final class DataPath {
       TensorCacheClient client,
       HotTier hot,
       CacheDefinition cache,
-      Reference reference,
+      PlainArray reference,
       String id,
       int batch,
       int steps,
@@ -81,7 +81,7 @@ public final class DataPath {
       TensorCacheClient client,
       Sampler sampler,
       CacheDefinition cache,
-      Reference reference,
+      PlainArray reference,
       String id,
       long step) {
     long[] indices = sampler.indices(step, 0);

@@ -26,7 +26,7 @@ public final class Gathers {
       TensorCacheClient client,
       HotTier hot,
       CacheDefinition cache,
-      Reference reference,
+      PlainArray reference,
       int n,
       int batch,
       int rounds,
@@ -70,7 +70,7 @@ public final class Gathers {
   public static Timings[] againstArray(
       TensorCacheClient client,
       CacheDefinition cache,
-      Reference reference,
+      PlainArray reference,
       List<long[]> order,
       long warmUpNanos) {
     String cacheId = cache.cacheId();

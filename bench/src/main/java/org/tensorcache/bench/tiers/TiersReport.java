@@ -26,13 +26,13 @@ public final class TiersReport {
    * @param session through a session, {@code next()} timed
    * @param dataPath the same calls without the session ({@link DataPath})
    */
-  public record Runs(TrainerLoop.Result session, TrainerLoop.Result dataPath) {}
+  public record LoopResults(TrainerLoop.Result session, TrainerLoop.Result dataPath) {}
 
   private final TierConfig config;
   private final Fills fills;
-  private final Runs prefetch;
-  private final Runs noPrefetch;
-  private final Runs inMemory;
+  private final LoopResults prefetch;
+  private final LoopResults noPrefetch;
+  private final LoopResults inMemory;
   private final int passes;
   private final Timings lookupInto;
   private final Timings array;
@@ -50,9 +50,9 @@ public final class TiersReport {
   public TiersReport(
       TierConfig config,
       Fills fills,
-      Runs prefetch,
-      Runs noPrefetch,
-      Runs inMemory,
+      LoopResults prefetch,
+      LoopResults noPrefetch,
+      LoopResults inMemory,
       int passes,
       Timings lookupInto,
       Timings array,
@@ -81,8 +81,8 @@ public final class TiersReport {
     m.put("plain_array_same_batches", array.toMap());
     m.put("random_lookups", random);
     Map<String, Object> targets = new LinkedHashMap<>();
-    targets.put("prefetch_p50_over_in_memory_next", round2(ratio(Runs::session)));
-    targets.put("prefetch_p50_over_in_memory_data_path", round2(ratio(Runs::dataPath)));
+    targets.put("prefetch_p50_over_in_memory_next", round2(ratio(LoopResults::session)));
+    targets.put("prefetch_p50_over_in_memory_data_path", round2(ratio(LoopResults::dataPath)));
     targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
     double hot = prefetch.session().afterFirstStep().hotShare();
     targets.put("hot_share_after_first_step", Math.round(hot * 10_000) / 10_000.0);
@@ -118,11 +118,11 @@ public final class TiersReport {
     System.out.printf(
         "trainer with prefetch p50 / all in memory p50: session next() %.2f, data path %.2f"
             + " (target <= %.1f): target %s for next(), %s for the data path%n",
-        ratio(Runs::session),
-        ratio(Runs::dataPath),
+        ratio(LoopResults::session),
+        ratio(LoopResults::dataPath),
         PREFETCH_P50_TARGET,
-        met(ratio(Runs::session) <= PREFETCH_P50_TARGET),
-        met(ratio(Runs::dataPath) <= PREFETCH_P50_TARGET));
+        met(ratio(LoopResults::session) <= PREFETCH_P50_TARGET),
+        met(ratio(LoopResults::dataPath) <= PREFETCH_P50_TARGET));
     TrainerLoop.Result s = prefetch.session();
     double hot = s.afterFirstStep().hotShare();
     System.out.printf(
@@ -170,14 +170,14 @@ public final class TiersReport {
         true);
   }
 
-  private Map<String, Object> runs(Runs r) {
+  private Map<String, Object> runs(LoopResults r) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("session_next", r.session().toMap());
     m.put("data_path", r.dataPath().toMap());
     return m;
   }
 
-  private double ratio(java.util.function.Function<Runs, TrainerLoop.Result> which) {
+  private double ratio(java.util.function.Function<LoopResults, TrainerLoop.Result> which) {
     return which.apply(prefetch).timings().p50Us() / which.apply(inMemory).timings().p50Us();
   }
 

@@ -93,7 +93,7 @@ public final class TrainerLoop {
       TensorCacheClient client,
       HotTier hot,
       String cacheId,
-      Reference reference,
+      PlainArray reference,
       String runId,
       int batch,
       int steps,
@@ -135,7 +135,7 @@ public final class TrainerLoop {
     return TrainerSession.entityId(runId, 0);
   }
 
-  private static void step(SessionClient session, Reference reference, String runId) {
+  private static void step(SessionClient session, PlainArray reference, String runId) {
     TrainingBatch b = session.next();
     reference.check(runId + " step " + b.step(), b.indices(), b.values().shorts("features"));
   }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.tensorcache.actors.lookup.PemFiles;
 
 /**
  * The files of a cluster's certificates, as {@code ./tensorcache certs} writes them under one
@@ -212,7 +213,7 @@ public final class ClusterCertificates {
     try {
       X509Certificate certificate = PemFiles.certificate(cert, what + " certificate");
       CertificateAuthority ca =
-          CertificateAuthority.of(certificate, PemFiles.privateKey(key, what + " key"));
+          CertificateAuthority.of(certificate, PemFiles.rsaPrivateKey(key, what + " key"));
       TlsFiles.requireKeyOf(
           ca.key(), certificate, what + " key " + key, what + " certificate " + cert);
       if (certificate.getNotAfter().toInstant().isBefore(now)) {
@@ -221,7 +222,7 @@ public final class ClusterCertificates {
       }
       reused.add(what + " " + cert + " (until " + until(certificate) + ")");
       return ca;
-    } catch (TransportSecurityException e) {
+    } catch (TransportSecurityException | IOException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
   }

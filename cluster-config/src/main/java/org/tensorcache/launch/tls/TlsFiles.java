@@ -1,5 +1,6 @@
 package org.tensorcache.launch.tls;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,7 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.actors.lookup.PemFiles;
 
 /**
  * The checks of a node's key, certificate and CA certificate before it starts: Pekko 1.x reads them
@@ -41,7 +43,7 @@ public final class TlsFiles {
   private TlsFiles() {}
 
   /** A node's private key, its certificate and the certificate of the CA that issued it. */
-  public record Node(Path keyFile, Path certFile, Path caCertFile) {}
+  public record NodeFiles(Path keyFile, Path certFile, Path caCertFile) {}
 
   /**
    * Checks that the three files exist, are readable and parse as Pekko reads them, that the key is
@@ -52,10 +54,17 @@ public final class TlsFiles {
    * @return the node certificate
    * @throws TransportSecurityException naming the file and what is wrong with it
    */
-  public static X509Certificate check(Node files, String host, Instant now) {
-    X509Certificate ca = PemFiles.certificate(files.caCertFile(), "CA certificate");
-    X509Certificate cert = PemFiles.certificate(files.certFile(), "node certificate");
-    PrivateKey key = PemFiles.privateKey(files.keyFile(), "node key");
+  public static X509Certificate check(NodeFiles files, String host, Instant now) {
+    X509Certificate ca;
+    X509Certificate cert;
+    PrivateKey key;
+    try {
+      ca = PemFiles.certificate(files.caCertFile(), "CA certificate");
+      cert = PemFiles.certificate(files.certFile(), "node certificate");
+      key = PemFiles.rsaPrivateKey(files.keyFile(), "node key");
+    } catch (IOException e) {
+      throw new TransportSecurityException(e.getMessage(), e);
+    }
     Path caFile = files.caCertFile();
     Path certFile = files.certFile();
     if (ca.getBasicConstraints() < 0) {

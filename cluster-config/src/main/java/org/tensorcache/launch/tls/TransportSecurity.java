@@ -46,8 +46,8 @@ public final class TransportSecurity {
       requireEncrypted(config, transport);
     }
     if (transport.equals("tls-tcp") && usesPemFiles(config)) {
-      TlsFiles.Node files =
-          new TlsFiles.Node(
+      TlsFiles.NodeFiles files =
+          new TlsFiles.NodeFiles(
               path(config, ROTATING + "key-file"),
               path(config, ROTATING + "cert-file"),
               path(config, ROTATING + "ca-cert-file"));

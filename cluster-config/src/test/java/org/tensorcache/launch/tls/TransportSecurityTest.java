@@ -19,6 +19,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.lookup.PemFiles;
 import org.tensorcache.launch.NodeLauncher;
 
 /**
@@ -109,7 +110,7 @@ class TransportSecurityTest {
     CertificateAuthority ca =
         CertificateAuthority.of(
             PemFiles.certificate(node.resolve("ca.crt"), "CA"),
-            PemFiles.privateKey(certs.resolve("ca.key"), "CA key"));
+            PemFiles.rsaPrivateKey(certs.resolve("ca.key"), "CA key"));
     Instant past = NOW.minus(Duration.ofDays(10));
     CertificateAuthority.Issued old =
         ca.issueNode("tensorcache", "127.0.0.1", past, past.plus(Duration.ofDays(2)), 2048);

@@ -53,7 +53,7 @@ public final class Block {
     this.range = range;
     this.start = spec.rangeStart(range);
     this.length = spec.rangeLength(range);
-    this.widths = widths(spec);
+    this.widths = spec.fields().stream().mapToInt(FieldSpec::width).toArray();
     this.values = values;
     this.dtypes = new DType[values.length];
     for (int f = 0; f < values.length; f++) {
@@ -169,9 +169,7 @@ public final class Block {
     int i = local(index);
     checkField(field);
     if (!presence.has(i)) {
-      throw new IllegalStateException(
-          String.format(
-              "index %d is not present in range %d of cache '%s'", index, range, spec.name()));
+      throw BlockChecks.notPresent(this, index);
     }
     int width = widths[field];
     System.arraycopy(values[field], i * width, dst, dstOff, width);
@@ -281,29 +279,16 @@ public final class Block {
         spec.name(), range, start, length, presence.count());
   }
 
-  private static int[] widths(CacheSpec spec) {
-    int[] w = new int[spec.fields().size()];
-    for (int f = 0; f < w.length; f++) {
-      w[f] = spec.fields().get(f).width();
-    }
-    return w;
-  }
-
   private int local(long index) {
     if (index < start || index >= start + length) {
-      throw new IndexOutOfBoundsException(
-          String.format(
-              "index %d out of range [%d, %d) of range %d of cache '%s'",
-              index, start, start + length, range, spec.name()));
+      throw BlockChecks.outsideRange(this, index);
     }
     return (int) (index - start);
   }
 
   private void checkField(int field) {
     if (field < 0 || field >= values.length) {
-      throw new IndexOutOfBoundsException(
-          String.format(
-              "field %d out of range [0, %d) for cache '%s'", field, values.length, spec.name()));
+      throw BlockChecks.noSuchField(this, field);
     }
   }
 }

@@ -7,7 +7,10 @@ import org.tensorcache.fields.FieldArrays;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
 
-/** Validation of what enters a block, done in full before anything is changed. */
+/**
+ * Validation of what enters a block, done in full before anything is changed, and the errors of
+ * what is asked of one, each naming the bad value and what was expected.
+ */
 final class BlockChecks {
   private static final int SENTINEL_BITS = Float.floatToRawIntBits(Block.SENTINEL);
 
@@ -139,6 +142,34 @@ final class BlockChecks {
         : err(
             "index %d: field '%s' is missing but holds %s, expected the sentinel -inf",
             start + local, field.name(), value);
+  }
+
+  /** The error of an index outside {@code block}'s range. */
+  static IndexOutOfBoundsException outsideRange(Block block, long index) {
+    return new IndexOutOfBoundsException(
+        String.format(
+            "index %d out of range [%d, %d) of range %d of cache '%s'",
+            index,
+            block.start(),
+            block.start() + block.length(),
+            block.range(),
+            block.spec().name()));
+  }
+
+  /** The error of a field index that {@code block}'s cache does not have. */
+  static IndexOutOfBoundsException noSuchField(Block block, int field) {
+    return new IndexOutOfBoundsException(
+        String.format(
+            "field %d out of range [0, %d) for cache '%s'",
+            field, block.spec().fields().size(), block.spec().name()));
+  }
+
+  /** The error of asking for the values of an example {@code block} does not hold. */
+  static IllegalStateException notPresent(Block block, long index) {
+    return new IllegalStateException(
+        String.format(
+            "index %d is not present in range %d of cache '%s'",
+            index, block.range(), block.spec().name()));
   }
 
   private static IllegalArgumentException err(String format, Object... args) {

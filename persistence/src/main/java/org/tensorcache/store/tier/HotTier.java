@@ -33,7 +33,7 @@ public final class HotTier {
   /** Admissions between two halvings of the LFU counts. */
   static final int DEFAULT_AGING_PERIOD = 256;
 
-  private final long budget;
+  private final TierBudget budget;
   private final EvictionPolicy policy;
   private final ArrayPool pool;
   private final int agingPeriod;
@@ -47,9 +47,6 @@ public final class HotTier {
   /** The tick of {@link #touch}; advanced under the lock, once per admission. */
   private volatile long clock = 1;
 
-  private volatile long held;
-  private volatile long peak;
-
   /** A tier of {@code budgetBytes} whose pool of recycled arrays holds up to an eighth of it. */
   public HotTier(long budgetBytes, EvictionPolicy policy) {
     this(budgetBytes, policy, budgetBytes / 8);
@@ -61,14 +58,10 @@ public final class HotTier {
   }
 
   HotTier(long budgetBytes, EvictionPolicy policy, long poolBytes, int agingPeriod) {
-    if (budgetBytes <= 0) {
-      throw new IllegalArgumentException(
-          "hot tier budget " + budgetBytes + " bytes, expected more than 0");
-    }
+    this.budget = new TierBudget(budgetBytes);
     if (policy == null) {
       throw new IllegalArgumentException("eviction policy missing, expected LRU or LFU");
     }
-    this.budget = budgetBytes;
     this.policy = policy;
     this.pool = new ArrayPool(poolBytes);
     this.agingPeriod = agingPeriod;
@@ -118,18 +111,12 @@ public final class HotTier {
     }
     int r = block.range();
     Block old = c.hot[r];
-    long need = held + (old == null ? c.bytes(r) : 0) - budget;
-    if (need > 0) {
-      if (hotSet.evictableBytes(c, r) < need) {
-        c.stats.rejected();
-        return false;
-      }
-      while (need > 0) {
-        int i = hotSet.victim(policy, c, r);
-        need -= hotSet.cache(i).bytes(hotSet.range(i));
-        evictRange(hotSet.cache(i), hotSet.range(i));
-      }
+    long need = budget.excessWith(old == null ? c.bytes(r) : 0);
+    if (need > 0 && hotSet.evictableBytes(c, r) < need) {
+      c.stats.rejected();
+      return false;
     }
+    evictFor(need, c, r);
     if (old != block) {
       c.slots.setRelease(r, block);
       c.hot[r] = block;
@@ -156,23 +143,18 @@ public final class HotTier {
    * #release} gives them back.
    */
   public synchronized boolean reserve(long bytes) {
-    long need = held + bytes - budget;
+    long need = budget.excessWith(bytes);
     if (need > 0 && hotSet.evictableBytes(null, -1) < need) {
       return false;
     }
-    while (need > 0) {
-      int i = hotSet.victim(policy, null, -1);
-      need -= hotSet.cache(i).bytes(hotSet.range(i));
-      evictRange(hotSet.cache(i), hotSet.range(i));
-    }
-    held += bytes;
-    peak = Math.max(peak, held);
+    evictFor(need, null, -1);
+    budget.add(bytes);
     return true;
   }
 
   /** Gives back bytes held by {@link #reserve}. */
   public synchronized void release(long bytes) {
-    held -= bytes;
+    budget.add(-bytes);
   }
 
   /** Records a use of {@code range} by a lookup: no lock, no allocation. */
@@ -239,17 +221,17 @@ public final class HotTier {
 
   /** The bytes of the hot blocks of every cache. */
   public long bytesHeld() {
-    return held;
+    return budget.held();
   }
 
   /** The most bytes ever held; never above the budget. */
   public long peakBytesHeld() {
-    return peak;
+    return budget.peak();
   }
 
   /** The budget of the hot tier in bytes. */
   public long budgetBytes() {
-    return budget;
+    return budget.budgetBytes();
   }
 
   /** The eviction policy. */
@@ -263,6 +245,18 @@ public final class HotTier {
    */
   public static long bytesOf(Block block) {
     return HotCache.bytesOf(block.spec(), block.length());
+  }
+
+  /**
+   * Evicts ranges by the policy until {@code need} bytes are freed, never {@code range} of {@code
+   * c} (none when {@code c} is null); the caller has checked that they can be.
+   */
+  private void evictFor(long need, HotCache c, int range) {
+    while (need > 0) {
+      int i = hotSet.victim(policy, c, range);
+      need -= hotSet.cache(i).bytes(hotSet.range(i));
+      evictRange(hotSet.cache(i), hotSet.range(i));
+    }
   }
 
   /** Clears {@code range}'s slot, then recycles the block's arrays: the protocol's order. */
@@ -284,10 +278,7 @@ public final class HotTier {
   }
 
   private void account(HotCache c, long bytes) {
-    held += bytes;
-    if (held > peak) {
-      peak = held;
-    }
+    budget.add(bytes);
     c.bytesHeld += bytes;
     c.stats.held(c.bytesHeld);
   }

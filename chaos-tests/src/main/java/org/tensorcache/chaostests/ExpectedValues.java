@@ -13,19 +13,19 @@ import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentStore;
 
 /** The single-process values ({@code fill --local}) that every value of a run must equal. */
-final class Reference {
+final class ExpectedValues {
   private final float[][] values;
   private final int[] widths;
   private final long n;
 
-  private Reference(float[][] values, int[] widths, long n) {
+  private ExpectedValues(float[][] values, int[] widths, long n) {
     this.values = values;
     this.widths = widths;
     this.n = n;
   }
 
   /** Reads every segment of the reference cache; all must be complete. */
-  static Reference load(CacheDefinition ref) throws IOException {
+  static ExpectedValues load(CacheDefinition ref) throws IOException {
     Set<Integer> all = new HashSet<>();
     for (int r = 0; r < ref.spec().rangeCount(); r++) {
       all.add(r);
@@ -37,7 +37,7 @@ final class Reference {
    * Reads the segments of {@code ranges} of a cache, which must be complete: the values that
    * lookups of their indices must return (other indices have no reference values).
    */
-  static Reference load(CacheDefinition ref, Set<Integer> ranges) throws IOException {
+  static ExpectedValues load(CacheDefinition ref, Set<Integer> ranges) throws IOException {
     var spec = ref.spec();
     int fields = spec.fields().size();
     float[][] values = new float[fields][];
@@ -58,7 +58,7 @@ final class Reference {
         b.copyRawValues(f, 0, values[f], (int) b.start() * widths[f], b.length() * widths[f]);
       }
     }
-    return new Reference(values, widths, spec.n());
+    return new ExpectedValues(values, widths, spec.n());
   }
 
   /** The reference values of {@code indices}, per field, in request order. */

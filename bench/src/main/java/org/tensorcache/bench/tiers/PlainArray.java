@@ -9,24 +9,24 @@ import org.tensorcache.fields.HalfFloats;
  * patterns, row after row: what each lookup is checked against, and the gather from it is the
  * physical limit of a lookup (copying B rows of memory, no tiers, no checks).
  */
-public final class Reference {
+public final class PlainArray {
   private final short[] values;
   private final int width;
 
-  private Reference(short[] values, int width) {
+  private PlainArray(short[] values, int width) {
     this.values = values;
     this.width = width;
   }
 
   /** The values of {@code n} examples of {@code width} elements of {@link FeatureRunner}. */
-  public static Reference of(long seed, int n, int width) {
+  public static PlainArray of(long seed, int n, int width) {
     short[] values = new short[Math.multiplyExact(n, width)];
     for (int i = 0; i < n; i++) {
       for (int k = 0; k < width; k++) {
         values[i * width + k] = HalfFloats.floatToBf16(FeatureRunner.value(seed, i, k));
       }
     }
-    return new Reference(values, width);
+    return new PlainArray(values, width);
   }
 
   /** Copies the rows of {@code indices} into {@code out}, in order: the plain array gather. */
