@@ -1,6 +1,5 @@
-package org.tensorcache.actors.coordinator;
+package org.tensorcache.actors.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,17 +12,11 @@ import java.util.SortedSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
-import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.testkit.JournalOperation;
-import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
-import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
 import org.apache.pekko.persistence.testkit.ProcessingPolicy;
 import org.apache.pekko.persistence.testkit.ProcessingResult;
 import org.apache.pekko.persistence.testkit.ProcessingSuccess;
@@ -35,13 +28,12 @@ import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tensorcache.actors.TensorCache;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.coordinator.CacheStatus;
+import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
 import org.tensorcache.actors.testing.TestCache;
-import org.tensorcache.actors.testing.TestCluster;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.Segments;
 
@@ -63,10 +55,10 @@ class FillDriverRestartTest {
     CacheDefinition plain = cache.definition();
     FailsThirdWrite store = new FailsThirdWrite(plain.segments());
     CacheDefinition definition = plain.withSegments(store, plain.segmentDir());
-    kit = kit(dir.resolve("node"));
+    kit = SingleNode.kit("FillDriverRestartTest", dir.resolve("node"));
     Journal journal = new Journal();
     PersistenceTestKit.create(kit.system()).withPolicy(journal);
-    ActorRef<Coordinator.Command> coordinator = start(definition);
+    ActorRef<Coordinator.Command> coordinator = SingleNode.start(kit, definition);
 
     // the driver's supervisor logs the failure as it restarts the driver
     LoggingTestKit.error("injected fault")
@@ -74,7 +66,7 @@ class FillDriverRestartTest {
         .expect(
             kit.system(),
             () -> {
-              startFill(coordinator, cache.cacheId());
+              SingleNode.startFill(kit, coordinator, cache.cacheId());
               awaitPersisted(coordinator, cache.cacheId(), Duration.ofSeconds(90));
               return null;
             });
@@ -88,19 +80,19 @@ class FillDriverRestartTest {
         journal.written("RangePersisted"),
         "every range recorded once: " + journal.operations);
     assertEquals(256, cache.computedExamples.get(), "examples computed (each once)");
-    assertAllValues(cache);
+    SingleNode.assertAllValues(kit, cache);
   }
 
   @Test
   void aRestartedCoordinatorRespawnsItsDriverFromTheManifest() throws Exception {
     TestCache first = new TestCache(dir.resolve("first"), 128, 32);
     TestCache second = new TestCache(dir.resolve("second"), 96, 32);
-    kit = kit(dir.resolve("node"));
+    kit = SingleNode.kit("FillDriverRestartTest", dir.resolve("node"));
     Journal journal = new Journal();
     PersistenceTestKit.create(kit.system()).withPolicy(journal);
     TensorCacheNode.get(kit.system()).register(first.definition());
-    ActorRef<Coordinator.Command> coordinator = start(second.definition());
-    startFill(coordinator, first.cacheId());
+    ActorRef<Coordinator.Command> coordinator = SingleNode.start(kit, second.definition());
+    SingleNode.startFill(kit, coordinator, first.cacheId());
     awaitPersisted(coordinator, first.cacheId(), Duration.ofSeconds(60));
 
     journal.failNext.set(true); // the second fill's request fails: the coordinator restarts
@@ -108,7 +100,7 @@ class FillDriverRestartTest {
         .expect(
             kit.system(),
             () -> {
-              startFill(coordinator, second.cacheId());
+              SingleNode.startFill(kit, coordinator, second.cacheId());
               return null;
             });
     int failed = journal.operations.indexOf("failed write [FillRequested]");
@@ -125,41 +117,8 @@ class FillDriverRestartTest {
     assertEquals(0, journal.written("RangeLost"), journal.operations.toString());
     assertEquals(128, first.computedExamples.get(), "the first cache computed once");
     assertEquals(96, second.computedExamples.get());
-    assertAllValues(first);
-    assertAllValues(second);
-  }
-
-  private static ActorTestKit kit(Path nodeDir) {
-    return ActorTestKit.create(
-        "FillDriverRestartTest",
-        PersistenceTestKitPlugin.getInstance()
-            .config()
-            .withFallback(PersistenceTestKitSnapshotPlugin.config())
-            .withFallback(
-                TestCluster.config(
-                    nodeDir,
-                    "\"compute\", \"lookup\"",
-                    "pekko.actor.testkit.typed.filter-leeway = 60s")));
-  }
-
-  private ActorRef<Coordinator.Command> start(CacheDefinition definition) {
-    TensorCacheNode.get(kit.system()).register(definition);
-    ActorRef<Coordinator.Command> coordinator = TensorCache.start(kit.system()).coordinator();
-    Cluster cluster = Cluster.get(kit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    return coordinator;
-  }
-
-  private void startFill(ActorRef<Coordinator.Command> coordinator, String cacheId) {
-    TestProbe<StatusReply<Done>> acks = kit.createTestProbe();
-    acks.awaitAssert(
-        Duration.ofSeconds(30),
-        Duration.ofMillis(500),
-        () -> {
-          coordinator.tell(new Coordinator.StartFill(cacheId, acks.ref()));
-          assertEquals(StatusReply.ack(), acks.receiveMessage(Duration.ofSeconds(2)));
-          return null;
-        });
+    SingleNode.assertAllValues(kit, first);
+    SingleNode.assertAllValues(kit, second);
   }
 
   private CacheStatus awaitPersisted(
@@ -178,17 +137,6 @@ class FillDriverRestartTest {
           }
           throw new AssertionError("no status of " + cacheId);
         });
-  }
-
-  private void assertAllValues(TestCache cache) throws Exception {
-    long[] all = new long[(int) cache.spec.n()];
-    for (int i = 0; i < all.length; i++) {
-      all[i] = i;
-    }
-    float[][] reference = cache.reference();
-    var batch = TensorCacheClient.create(kit.system()).lookup(cache.cacheId(), all);
-    assertArrayEquals(reference[0], batch.floats("chosen_logp"));
-    assertArrayEquals(reference[1], batch.floats("rejected_logp"));
   }
 
   /** Segments whose third write throws a fault that is not I/O, as a bug would. */
