@@ -4,8 +4,8 @@ import java.util.Arrays;
 import org.tensorcache.store.serialization.KryoSerializable;
 
 /**
- * The coordinator's durable state: per cache whether a fill was asked for and which ranges have a
- * persisted segment. Immutable; each event gives a new state.
+ * The coordinator's manifest, its durable state: per cache whether a fill was asked for and which
+ * ranges have a persisted segment. Immutable; each event gives a new state.
  */
 public record CoordinatorState(CacheProgress[] caches) implements KryoSerializable {
   /** No cache known yet. */

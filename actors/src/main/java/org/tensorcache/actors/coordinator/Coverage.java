@@ -11,7 +11,7 @@ import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * What the coordinator has seen of each range in the replicas: the block itself when its values are
+ * What the fill driver has seen of each range in the replicas: the block itself when its values are
  * gossiped, or only how many of its examples are present when it is replicated by reference; since
  * when each range is complete, which segments were rejected at restore, and whether the restore of
  * each cache is over.
@@ -23,7 +23,7 @@ final class Coverage {
   private final Map<String, int[]> lengths = new HashMap<>();
   // segments read back after a start and not yet checked: not counted as persisted until they are
   private final Map<String, BitSet> verifying = new HashMap<>();
-  // the clock's reading when the coordinator first saw each range complete; 0 while it is not
+  // the clock's reading when the driver first saw each range complete; 0 while it is not
   private final Map<String, long[]> completeSince = new HashMap<>();
   private final Map<String, BitSet> rejected = new HashMap<>();
   private final Set<String> restored = new HashSet<>();
