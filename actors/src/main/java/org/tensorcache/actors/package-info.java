@@ -5,8 +5,9 @@
  *
  * <ol>
  *   <li>{@code cache}: the node's state (registered caches and their published blocks, settings,
- *       executors and runners), range ids, the replicated block CRDT with its codec, segment I/O;
- *   <li>{@code replica}: the read view of the replicated blocks and the actor that publishes them;
+ *       executors and runners), range ids, the replicated block CRDT with its codec, segment I/O,
+ *       and each cache's {@code Replication} (by value or by reference) with the read views;
+ *   <li>{@code replica}: the actor that publishes the replicated blocks, and the tier reporter;
  *   <li>{@code shard}: the sharded entity that computes one range;
  *   <li>{@code coordinator}: the singleton that drives fills, persists and restores segments;
  *   <li>{@code session}: trainer sessions, sharded and event-sourced, and their sampler;

@@ -67,7 +67,7 @@ final class TierCollectors {
   /** Every cache of the node replicated by reference (the others are not tiered). */
   private static void each(TensorCacheNode node, BiConsumer<String, TierStats.Snapshot> out) {
     for (CacheDefinition d : node.definitions()) {
-      if (node.byReference(d.cacheId())) {
+      if (node.hotTier().holds(d.cacheId())) {
         out.accept(d.cacheId(), node.hotTier().stats(d.cacheId()).snapshot());
       }
     }

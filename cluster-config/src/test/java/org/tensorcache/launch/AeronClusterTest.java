@@ -29,13 +29,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.coordinator.CacheStatus;
 import org.tensorcache.actors.coordinator.Coordinator;
 import org.tensorcache.actors.lookup.LookupActor;
-import org.tensorcache.actors.replica.ReplicaView;
 
 /**
  * Two nodes in this JVM over Artery's aeron-udp transport form a cluster, answer a lookup from one

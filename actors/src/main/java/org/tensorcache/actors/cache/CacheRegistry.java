@@ -12,17 +12,26 @@ import org.tensorcache.store.block.PublishedBlocks;
 public final class CacheRegistry {
   private final Map<String, Registered> caches = new ConcurrentHashMap<>();
 
-  /** A registered cache and its published blocks, one slot per range. */
-  public record Registered(CacheDefinition definition, PublishedBlocks blocks) {}
+  /** A registered cache, its published blocks (one slot per range) and how it is replicated. */
+  public record Registered(
+      CacheDefinition definition, PublishedBlocks blocks, Replication replication) {}
 
-  /** Makes a cache known; registering the same definition again does nothing. */
-  public void register(CacheDefinition definition) {
+  /**
+   * Makes a cache known, replicated as {@code replication}; registering the same definition again
+   * does nothing and returns false.
+   */
+  public boolean register(CacheDefinition definition, Replication replication) {
     Registered fresh =
-        new Registered(definition, new PublishedBlocks(definition.spec().rangeCount()));
+        new Registered(
+            definition, new PublishedBlocks(definition.spec().rangeCount()), replication);
     Registered before = caches.putIfAbsent(definition.cacheId(), fresh);
     if (before != null && before.definition() != definition) {
       throw new IllegalStateException("cache " + definition.cacheId() + " is already registered");
     }
+    if (before == null) {
+      replication.registered(definition.cacheId(), definition.spec(), fresh.blocks());
+    }
+    return before == null;
   }
 
   /** The registered cache {@code cacheId}, or an error naming the known caches. */

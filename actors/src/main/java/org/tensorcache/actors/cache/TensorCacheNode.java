@@ -37,6 +37,8 @@ public final class TensorCacheNode implements Extension {
   private final NodeSettings settings;
   private final MemorySettings memory;
   private final HotTier hotTier;
+  private final ReplicaView replicaView = new ReplicaView(registry);
+  private final TieredView tieredView;
   private final NodeMetrics metrics = new NodeMetrics();
   private final java.util.concurrent.atomic.AtomicLong computedExamples =
       new java.util.concurrent.atomic.AtomicLong();
@@ -62,6 +64,7 @@ public final class TensorCacheNode implements Extension {
             .lookup(DispatcherSelector.fromConfig("tensorcache.compute-dispatcher"));
     this.ioExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("tensorcache.io-dispatcher"));
+    this.tieredView = new TieredView(hotTier, ioExecutor, registry);
     system.getWhenTerminated().thenRun(this::closeRunners);
   }
 
@@ -71,16 +74,27 @@ public final class TensorCacheNode implements Extension {
   }
 
   /**
-   * Makes a cache known to this node; call before the node's actors start. A cache replicated by
-   * reference keeps its values on this node in the hot tier.
+   * Makes a cache known to this node and chooses how it is replicated ({@link Replication#choose});
+   * call before the node's actors start.
    */
   public void register(CacheDefinition definition) {
-    registry.register(definition);
-    if (byReference(definition.cacheId())) {
-      var blocks = registry.get(definition.cacheId()).blocks();
-      blocks.markRecycled(); // every reader of these slots re-checks what it copied
-      hotTier.register(definition.cacheId(), definition.spec(), blocks);
-    }
+    registry.register(
+        definition, Replication.choose(definition.spec(), settings.gossipBudget(), this));
+  }
+
+  /** How the ranges of {@code cacheId} are replicated, or an error naming the known caches. */
+  public Replication replication(String cacheId) {
+    return registry.get(cacheId).replication();
+  }
+
+  /** The read view of the blocks gossiped to this node. */
+  ReplicaView replicaView() {
+    return replicaView;
+  }
+
+  /** The read view of the caches replicated by reference: hot tier, then mapped segments. */
+  TieredView tieredView() {
+    return tieredView;
   }
 
   /** The hot tier: values of caches replicated by reference, within the memory budget. */
@@ -121,19 +135,6 @@ public final class TensorCacheNode implements Extension {
   /** The caches this node knows, with their published blocks. */
   public CacheRegistry registry() {
     return registry;
-  }
-
-  /**
-   * Whether the cache's ranges are too large to gossip: then only their presence is replicated and
-   * the values move point to point from the range's shard or its segment.
-   */
-  public boolean byReference(String cacheId) {
-    var spec = definition(cacheId).spec();
-    long rowBytes = 0;
-    for (var f : spec.fields()) {
-      rowBytes += (long) f.width() * f.dtype().bytes();
-    }
-    return rowBytes * spec.rangeSize() > settings.gossipBudget();
   }
 
   /** The dispatcher for forward passes: one thread per device, one runner per thread. */

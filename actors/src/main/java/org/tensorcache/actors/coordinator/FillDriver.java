@@ -22,6 +22,7 @@ import org.tensorcache.actors.cache.PresenceData;
 import org.tensorcache.actors.cache.PresenceKey;
 import org.tensorcache.actors.cache.RangeId;
 import org.tensorcache.actors.cache.ReplicaWriter;
+import org.tensorcache.actors.cache.Replication;
 import org.tensorcache.actors.cache.SegmentIo;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.coordinator.CoordinatorState.CacheProgress;
@@ -117,8 +118,6 @@ final class FillDriver extends AbstractBehavior<FillDriver.Command> {
   private final ActorRef<ToCoordinator> coordinator;
   private final StashBuffer<Command> stash;
   private final TimerScheduler<Command> timers;
-  private final ReplicatorMessageAdapter<Command, BlockData> blocks;
-  private final ReplicatorMessageAdapter<Command, PresenceData> presence;
   private final ReplicaWriter<Command> writer;
   private final TensorCacheNode node;
   private final Coverage coverage = new Coverage();
@@ -141,8 +140,6 @@ final class FillDriver extends AbstractBehavior<FillDriver.Command> {
     this.coordinator = coordinator;
     this.stash = stash;
     this.timers = timers;
-    this.blocks = blocks;
-    this.presence = presence;
     this.writer = new ReplicaWriter<>(blocks, presence, ReplicaUpdated::new, PresenceUpdated::new);
     this.node = TensorCacheNode.get(ctx.getSystem());
     this.segments = new SegmentWrites(node);
@@ -178,13 +175,8 @@ final class FillDriver extends AbstractBehavior<FillDriver.Command> {
         getContext().messageAdapter(SegmentRestorer.Restored.class, Restored::new);
     for (CacheDefinition d : node.definitions()) {
       coverage.add(d);
-      boolean byReference = node.byReference(d.cacheId());
       for (int r = 0; r < d.spec().rangeCount(); r++) {
-        if (byReference) {
-          presence.subscribe(PresenceKey.of(d.cacheId(), r), Changed::new);
-        } else {
-          blocks.subscribe(BlockKey.of(d.cacheId(), r), Changed::new);
-        }
+        node.replication(d.cacheId()).followProgress(writer, d.cacheId(), r, Changed::new);
       }
       restorer.tell(restoration.start(d, manifest.progress(d.cacheId()), replies));
     }
@@ -227,16 +219,15 @@ final class FillDriver extends AbstractBehavior<FillDriver.Command> {
       if (!coverage.knows(p.cacheId())) {
         continue; // a cache this node does not know: nothing to drive
       }
-      boolean byReference = node.byReference(p.cacheId());
+      Replication replication = node.replication(p.cacheId());
       for (int r = 0; r < coverage.ranges(p.cacheId()); r++) {
         boolean complete = coverage.complete(p.cacheId(), r);
-        // by reference, only the shard holds the values: it writes the segment and says so
-        if (p.filling() && !p.isPersisted(r) && (byReference || !complete)) {
+        if (p.filling() && !p.isPersisted(r) && replication.driverAsksShard(complete)) {
           sharding
               .entityRefFor(ShardActor.ENTITY_KEY, RangeId.of(p.cacheId(), r).toString())
               .tell(ShardActor.Fill.INSTANCE);
         }
-        if (!byReference && complete && !p.isPersisted(r)) {
+        if (replication.driverWritesSegment(complete) && !p.isPersisted(r)) {
           write(p.cacheId(), coverage.block(p.cacheId(), r));
         }
       }
@@ -287,7 +278,7 @@ final class FillDriver extends AbstractBehavior<FillDriver.Command> {
     Restoration.Outcome outcome = restoration.restored(manifest, r.restored());
     if (outcome.block() != null) {
       String cacheId = r.restored().cacheId();
-      writer.write(cacheId, outcome.block(), node.byReference(cacheId), Replicator.writeLocal());
+      node.replication(cacheId).publish(writer, cacheId, outcome.block(), Replicator.writeLocal());
     }
     if (outcome.event() != null) {
       coordinator.tell(new Record(outcome.event()));

@@ -16,11 +16,8 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.replica.ReplicaView;
-import org.tensorcache.actors.replica.TieredView;
 import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.store.spec.CacheSpec;
-import org.tensorcache.store.tier.Tier;
 
 /**
  * The one lookup path of a node that holds a replica, used by the member client and the lookup port
@@ -31,9 +28,7 @@ import org.tensorcache.store.tier.Tier;
 public final class LocalLookup implements Extension {
   private final ActorSystem<?> system;
   private final NodeSettings settings;
-  private final ReplicaView view;
   private final TensorCacheNode node;
-  private final TieredView tiers;
   private final ActorRef<LookupActor.Command> actor;
   private final Prefetcher prefetcher;
 
@@ -41,9 +36,7 @@ public final class LocalLookup implements Extension {
     this.system = system;
     TensorCacheNode node = TensorCacheNode.get(system);
     this.settings = node.settings();
-    this.view = new ReplicaView(node.registry());
     this.node = node;
-    this.tiers = new TieredView(node);
     this.actor = system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
     this.prefetcher =
         new Prefetcher(
@@ -74,7 +67,7 @@ public final class LocalLookup implements Extension {
 
   /** The spec of a cache this node knows, or an error naming the known caches. */
   public CacheSpec spec(String cacheId) {
-    return view.spec(cacheId);
+    return node.definition(cacheId).spec();
   }
 
   /**
@@ -203,9 +196,8 @@ public final class LocalLookup implements Extension {
    * @param session the session's id, unique per run and rank
    */
   public void prefetch(String session, String cacheId, Sampler sampler, int rank, long from) {
-    if (node.byReference(cacheId)) {
-      prefetcher.ahead(session, cacheId, view.spec(cacheId), sampler, rank, from);
-    }
+    node.replication(cacheId)
+        .prefetch(() -> prefetcher.ahead(session, cacheId, spec(cacheId), sampler, rank, from));
   }
 
   /**
@@ -230,13 +222,10 @@ public final class LocalLookup implements Extension {
 
   /** The local part of a lookup; {@code count}: whether it counts in the tier statistics. */
   private Gathered gather(String cacheId, long[] indices, Object[] out, boolean count) {
-    CacheSpec spec = view.spec(cacheId);
+    CacheSpec spec = spec(cacheId);
     LookupChecks.checkSize(cacheId, indices, settings);
     LookupChecks.checkBuffers(cacheId, spec, indices.length, out);
-    int[] missing =
-        node.byReference(cacheId)
-            ? tiers.gather(cacheId, indices, out, count)
-            : view.gather(cacheId, indices, out);
+    int[] missing = node.replication(cacheId).gather(cacheId, indices, out, count);
     return new Gathered(cacheId, indices, out, spec, missing);
   }
 
@@ -259,8 +248,8 @@ public final class LocalLookup implements Extension {
               if (failure != null) {
                 throw new LookupFailedException(failure.getMessage(), failure);
               }
-              if (count && node.byReference(g.cacheId())) {
-                tiers.stats(g.cacheId()).hit(Tier.COLD, missing.length);
+              if (count) {
+                node.replication(g.cacheId()).servedCold(g.cacheId(), missing.length);
               }
               for (int f = 0; f < g.out().length; f++) {
                 int width = g.spec().fields().get(f).width();

@@ -25,7 +25,6 @@ import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.RangeId;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.serialization.KryoSerializable;
 import org.tensorcache.store.spec.CacheSpec;
@@ -94,8 +93,8 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     }
   }
 
+  private final TensorCacheNode node;
   private final NodeSettings settings;
-  private final ReplicaView view;
   private final ClusterSharding sharding;
   private final Map<Long, Pending> pending = new HashMap<>();
   private final Set<Member> unreachable = new HashSet<>();
@@ -109,9 +108,8 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
 
   private LookupActor(ActorContext<Command> ctx) {
     super(ctx);
-    TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
+    this.node = TensorCacheNode.get(ctx.getSystem());
     this.settings = node.settings();
-    this.view = new ReplicaView(node.registry());
     this.sharding = ClusterSharding.get(ctx.getSystem());
     ActorRef<ClusterEvent.ClusterDomainEvent> events =
         ctx.messageAdapter(ClusterEvent.ClusterDomainEvent.class, MembersChanged::new);
@@ -132,7 +130,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   private Behavior<Command> onGetValues(GetValues get) {
     CacheSpec spec;
     try {
-      spec = view.spec(get.cacheId());
+      spec = node.definition(get.cacheId()).spec();
       LookupChecks.check(get.cacheId(), spec, get.indices(), settings);
     } catch (IllegalArgumentException e) {
       get.replyTo().tell(StatusReply.error(e.getMessage()));
@@ -140,7 +138,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
     }
     long[] indices = get.indices();
     Object[] values = LookupChecks.newValues(spec, indices.length);
-    int[] missing = view.gather(get.cacheId(), indices, values);
+    int[] missing = node.replication(get.cacheId()).gather(get.cacheId(), indices, values, false);
     if (missing.length == 0) {
       get.replyTo().tell(StatusReply.success(new Values(indices, values)));
       return this;
@@ -244,7 +242,7 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
                   : StatusReply.error(reason));
       return this;
     }
-    CacheSpec spec = view.spec(p.request.cacheId());
+    CacheSpec spec = node.definition(p.request.cacheId()).spec();
     int[] positions = done.part().positions();
     for (int f = 0; f < p.values.length; f++) {
       int width = spec.fields().get(f).width();

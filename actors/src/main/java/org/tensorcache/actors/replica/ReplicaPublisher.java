@@ -11,6 +11,7 @@ import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 
 /**
@@ -40,11 +41,8 @@ public final class ReplicaPublisher extends AbstractBehavior<ReplicaPublisher.Co
     TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
     this.view = new ReplicaView(node.registry());
     for (CacheDefinition d : node.definitions()) {
-      if (node.byReference(d.cacheId())) {
-        continue; // only presence is gossiped: lookups fetch values from the shards
-      }
       for (int r = 0; r < d.spec().rangeCount(); r++) {
-        replicator.subscribe(BlockKey.of(d.cacheId(), r), Changed::new);
+        node.replication(d.cacheId()).followValues(replicator, d.cacheId(), r, Changed::new);
       }
     }
   }

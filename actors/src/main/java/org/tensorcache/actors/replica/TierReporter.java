@@ -83,7 +83,7 @@ public final class TierReporter extends AbstractBehavior<TierReporter.Command> {
     HotTier hot = node.hotTier();
     List<CacheTiers> caches = new ArrayList<>();
     for (CacheDefinition d : node.definitions()) {
-      if (node.byReference(d.cacheId())) {
+      if (hot.holds(d.cacheId())) {
         caches.add(new CacheTiers(d.cacheId(), hot.stats(d.cacheId()).snapshot()));
       }
     }

@@ -1,5 +1,5 @@
 /**
- * The node's read view of the replicated blocks, the actor that keeps it current, and the actor
- * that reports its hot tier.
+ * The actor that keeps the node's read view of the gossiped blocks current, and the actor that
+ * reports its hot tier.
  */
 package org.tensorcache.actors.replica;

@@ -14,10 +14,10 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.pattern.StatusReply;
 import org.tensorcache.actors.cache.BlockData;
-import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.PresenceData;
 import org.tensorcache.actors.cache.RangeId;
+import org.tensorcache.actors.cache.Replication;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.block.Block;
@@ -116,7 +116,6 @@ public final class ShardActor {
   private final CacheDefinition cache;
   private final int range;
   private final MicroBatchPipeline<Command> pipeline;
-  private final boolean byReference;
   private final ShardReplica<Command> replica;
   private final RangeValues values;
   private final ShardSegment<Command> segment;
@@ -139,31 +138,32 @@ public final class ShardActor {
     RangeId id = RangeId.parse(entityId);
     this.cache = node.definition(id.cacheId());
     this.range = id.range();
-    BlockKey key = BlockKey.of(cache.cacheId(), range);
     this.values = new RangeValues(Block.empty(cache.spec(), range));
     Block block = values.block();
     this.pipeline =
         new MicroBatchPipeline<>(
             ctx, node, cache, block.start(), block.length(), MicroBatchDone::new);
-    this.byReference = node.byReference(cache.cacheId());
+    Replication replication = node.replication(cache.cacheId());
     this.segment =
         new ShardSegment<>(
-            ctx, cache, range, node, SegmentWritten::new, RetryWrite.INSTANCE, reports);
+            ctx,
+            cache,
+            range,
+            node,
+            replication,
+            SegmentWritten::new,
+            RetryWrite.INSTANCE,
+            reports);
     this.replica =
         new ShardReplica<>(
             ctx,
             replicator,
             cache.cacheId(),
-            byReference,
+            replication,
             node.settings().writeTimeout(),
             Updated::new,
             PresenceUpdated::new);
-    if (byReference) {
-      ctx.getSelf().tell(new Loaded(null)); // no values in the replicas: only the segment has them
-    } else {
-      replicator.askGet(r -> new Replicator.Get<>(key, Replicator.readLocal(), r), Loaded::new);
-      replicator.subscribe(key, Changed::new);
-    }
+    replication.load(replicator, cache.cacheId(), range, ctx.getSelf(), Loaded::new, Changed::new);
   }
 
   /** Waits for the local replica's block before computing anything. */
@@ -216,7 +216,7 @@ public final class ShardActor {
         .onMessage(MicroBatchDone.class, this::onMicroBatchDone)
         .onMessage(Changed.class, this::onChanged)
         .onMessage(Updated.class, this::onUpdated)
-        .onMessage(PresenceUpdated.class, m -> Behaviors.same())
+        .onMessage(PresenceUpdated.class, m -> answered(m.response()))
         .onMessage(SegmentWritten.class, this::onSegmentWritten)
         .onMessageEquals(RetryWrite.INSTANCE, this::retryWrite)
         .build();
@@ -250,9 +250,7 @@ public final class ShardActor {
         node.metrics().rangeCompleted(cache.cacheId());
       }
       replica.publish(part);
-      if (byReference) {
-        segment.writeIfComplete(values.block()); // only the shard holds the values: it writes them
-      }
+      segment.writeIfComplete(values.block());
     }
     pipeline.startNext(values.block());
     return Behaviors.same();
@@ -276,7 +274,11 @@ public final class ShardActor {
   }
 
   private Behavior<Command> onUpdated(Updated updated) {
-    replica.updated(ctx, updated.response());
+    return answered(updated.response());
+  }
+
+  private Behavior<Command> answered(Replicator.UpdateResponse<?> response) {
+    replica.updated(ctx, response);
     releaseIfDone();
     return Behaviors.same();
   }
@@ -284,15 +286,11 @@ public final class ShardActor {
   /**
    * A complete range whose values are in the replicas needs nothing more from its shard: it stops
    * at once, freeing its copy of the values, rather than after the idle timeout (a request for the
-   * range starts it again, from the replica). By reference the shard's copy is the one that lookups
-   * read, so it stays.
+   * range starts it again, from the replica). A shard that holds the only copy of the values stays
+   * ({@link ShardReplica#mayStop}).
    */
   private void releaseIfDone() {
-    if (!byReference
-        && values.isComplete()
-        && pipeline.idle()
-        && replica.settled()
-        && values.nobodyWaits()) {
+    if (values.isComplete() && pipeline.idle() && replica.mayStop() && values.nobodyWaits()) {
       shard.tell(new ClusterSharding.Passivate<>(ctx.getSelf()));
     }
   }

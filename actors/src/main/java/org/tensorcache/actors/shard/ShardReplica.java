@@ -9,16 +9,17 @@ import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.PresenceData;
 import org.tensorcache.actors.cache.ReplicaWriter;
+import org.tensorcache.actors.cache.Replication;
 import org.tensorcache.store.block.Block;
 
 /**
- * How a shard makes its computed parts known: the values by gossip (written to a majority), or, for
- * a range replicated by reference, only which examples are present. Counts the value writes not
- * acknowledged yet, since a shard stops only once its values are in the replicas.
+ * How a shard makes its computed parts known, as its cache's {@link Replication} says (written to a
+ * majority). Counts the writes not acknowledged yet, since a shard stops only once its values are
+ * in the replicas.
  */
 final class ShardReplica<C> {
   private final String cacheId;
-  private final boolean byReference;
+  private final Replication replication;
   private final Duration writeTimeout;
   private final ReplicaWriter<C> writer;
   private int updating;
@@ -27,12 +28,12 @@ final class ShardReplica<C> {
       ActorContext<C> ctx,
       ReplicatorMessageAdapter<C, BlockData> replicator,
       String cacheId,
-      boolean byReference,
+      Replication replication,
       Duration writeTimeout,
       Function<Replicator.UpdateResponse<BlockData>, C> updated,
       Function<Replicator.UpdateResponse<PresenceData>, C> presenceUpdated) {
     this.cacheId = cacheId;
-    this.byReference = byReference;
+    this.replication = replication;
     this.writeTimeout = writeTimeout;
     var presence =
         new ReplicatorMessageAdapter<C, PresenceData>(
@@ -40,25 +41,26 @@ final class ShardReplica<C> {
     this.writer = new ReplicaWriter<>(replicator, presence, updated, presenceUpdated);
   }
 
-  /** Writes a part of the range: its values, or by reference only its presence. */
+  /** Writes a part of the range into the replicas. */
   void publish(Block part) {
-    if (!byReference) {
-      updating++;
-    }
-    writer.write(cacheId, part, byReference, new Replicator.WriteMajority(writeTimeout));
+    updating++;
+    replication.publish(writer, cacheId, part, new Replicator.WriteMajority(writeTimeout));
   }
 
-  /** A value write was answered. */
-  void updated(ActorContext<C> ctx, Replicator.UpdateResponse<BlockData> response) {
-    if (!(response instanceof Replicator.UpdateSuccess<BlockData>)) {
-      // the local replica has the values and gossip spreads them; only the extra copies timed out
+  /** A write was answered. */
+  void updated(ActorContext<C> ctx, Replicator.UpdateResponse<?> response) {
+    if (!(response instanceof Replicator.UpdateSuccess<?>)) {
+      // the local replica has the part and gossip spreads it; only the extra copies timed out
       ctx.getLog().debug("{}: {}", cacheId, response);
     }
     updating--;
   }
 
-  /** Whether every value write has been answered. */
-  boolean settled() {
-    return updating == 0;
+  /**
+   * Whether the shard may stop once its range is complete: every write answered, and the values in
+   * the replicas rather than only here (a shard that writes its segment holds the only copy).
+   */
+  boolean mayStop() {
+    return updating == 0 && !replication.shardWritesSegment();
   }
 }

@@ -4,23 +4,25 @@ import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.Replication;
 import org.tensorcache.actors.cache.SegmentIo;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.cache.WriteBackoff;
 import org.tensorcache.store.block.Block;
 
 /**
- * The segment of a range replicated by reference, which its shard writes itself: only the shard
- * holds the values. It is written once the range is complete; the shard then reports it (and again
- * on every fill, in case the report was missed) to whoever the node passed to {@link
- * ShardActor#init}. A write that failed is tried again after a {@link WriteBackoff}: nobody else
- * holds the values to write.
+ * A shard's segment: read as the shard starts, and, when the cache's {@link Replication} has the
+ * shard write it (only the shard holds the values), written once the range is complete; the shard
+ * then reports it (and again on every fill, in case the report was missed) to whoever the node
+ * passed to {@link ShardActor#init}. A write that failed is tried again after a {@link
+ * WriteBackoff}: nobody else holds the values to write.
  */
 final class ShardSegment<C> {
   private final ActorContext<C> ctx;
   private final CacheDefinition cache;
   private final int range;
   private final TensorCacheNode node;
+  private final boolean writes;
   private final Function<Throwable, C> written;
   private final ActorRef<ShardActor.RangeWritten> reports;
   private final C retry;
@@ -38,6 +40,7 @@ final class ShardSegment<C> {
       CacheDefinition cache,
       int range,
       TensorCacheNode node,
+      Replication replication,
       Function<Throwable, C> written,
       C retry,
       ActorRef<ShardActor.RangeWritten> reports) {
@@ -48,6 +51,7 @@ final class ShardSegment<C> {
     this.cache = cache;
     this.range = range;
     this.node = node;
+    this.writes = replication.shardWritesSegment();
     this.written = written;
   }
 
@@ -83,9 +87,12 @@ final class ShardSegment<C> {
     }
   }
 
-  /** Writes the segment on the I/O dispatcher when {@code current} is complete and not written. */
+  /**
+   * Writes the segment on the I/O dispatcher when this shard writes it and {@code current} is
+   * complete and not written.
+   */
   void writeIfComplete(Block current) {
-    if (!current.isComplete() || writing || done || !backoff.due()) {
+    if (!writes || !current.isComplete() || writing || done || !backoff.due()) {
       return;
     }
     writing = true;

@@ -12,10 +12,11 @@ import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.ByReference;
+import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
-import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
 
@@ -39,7 +40,9 @@ class ByReferenceTest {
       cluster.add("\"compute\"");
       ActorTestKit trainer = cluster.add("\"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));
-      assertTrue(TensorCacheNode.get(trainer.system()).byReference(cache.cacheId()));
+      assertTrue(
+          TensorCacheNode.get(trainer.system()).replication(cache.cacheId())
+              instanceof ByReference);
       ClusterFillTest.startFill(cluster, cache);
       ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
       trainer
@@ -93,8 +96,8 @@ class ByReferenceTest {
       ActorTestKit compute = cluster.add("\"compute\", \"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));
       TensorCacheNode node = TensorCacheNode.get(compute.system());
-      assertFalse(node.byReference(gossiped.cacheId()));
-      assertTrue(node.byReference(large.cacheId()));
+      assertFalse(node.replication(gossiped.cacheId()) instanceof ByReference);
+      assertTrue(node.replication(large.cacheId()) instanceof ByReference);
       for (TestCache cache : List.of(gossiped, large)) {
         ClusterFillTest.startFill(cluster, cache);
       }

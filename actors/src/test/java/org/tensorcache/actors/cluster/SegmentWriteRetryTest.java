@@ -12,6 +12,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.tensorcache.actors.cache.ByReference;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
@@ -43,7 +44,10 @@ class SegmentWriteRetryTest {
         new TestCluster(dir.resolve("node"), List.of(cache.definition()), config)) {
       ActorTestKit compute = cluster.add("\"compute\"");
       cluster.awaitUp(Duration.ofSeconds(30));
-      assertEquals(byReference, TensorCacheNode.get(compute.system()).byReference(cache.cacheId()));
+      assertEquals(
+          byReference,
+          (TensorCacheNode.get(compute.system()).replication(cache.cacheId())
+              instanceof ByReference));
       cache.gate.close();
       ClusterFillTest.startFill(cluster, cache);
       cache.gate.awaitHeld(1, Duration.ofSeconds(60)); // restored, shards loaded, computing

@@ -17,6 +17,7 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.ByReference;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.replica.TierReporter;
 import org.tensorcache.actors.testing.TestCache;
@@ -45,8 +46,8 @@ class TierReportTest {
       ActorTestKit second = cluster.add("\"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));
       TensorCacheNode secondNode = TensorCacheNode.get(second.system());
-      assertTrue(secondNode.byReference(vectors.cacheId()));
-      assertFalse(secondNode.byReference(scalars.cacheId()));
+      assertTrue(secondNode.replication(vectors.cacheId()) instanceof ByReference);
+      assertFalse(secondNode.replication(scalars.cacheId()) instanceof ByReference);
       TierStats stats = secondNode.hotTier().stats(vectors.cacheId());
       stats.hit(Tier.HOT, 30);
       stats.hit(Tier.COLD, 10);

@@ -20,6 +20,7 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.ByReference;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.SessionClient;
@@ -69,7 +70,9 @@ class TieredCacheTest {
       ActorTestKit trainer = cluster.add("\"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));
       HotTier hot = TensorCacheNode.get(trainer.system()).hotTier();
-      assertTrue(TensorCacheNode.get(trainer.system()).byReference(cache.cacheId()));
+      assertTrue(
+          TensorCacheNode.get(trainer.system()).replication(cache.cacheId())
+              instanceof ByReference);
       assertTrue(cacheBytes >= 10 * hot.budgetBytes(), cacheBytes + " vs " + hot.budgetBytes());
       ClusterFillTest.startFill(cluster, cache);
       ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));

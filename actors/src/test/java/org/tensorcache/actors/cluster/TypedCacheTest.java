@@ -16,6 +16,7 @@ import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tensorcache.actors.cache.ByReference;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.RemoteLookupClient;
@@ -65,7 +66,7 @@ class TypedCacheTest {
       ActorTestKit trainer = cluster.add("\"lookup\"");
       cluster.awaitUp(Duration.ofSeconds(30));
       TensorCacheNode node = TensorCacheNode.get(trainer.system());
-      assertEquals(byReference, node.byReference(cache.cacheId()));
+      assertEquals(byReference, (node.replication(cache.cacheId()) instanceof ByReference));
       ClusterFillTest.startFill(cluster, cache);
       ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(90));
 

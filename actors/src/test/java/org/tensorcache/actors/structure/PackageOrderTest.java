@@ -1,5 +1,6 @@
 package org.tensorcache.actors.structure;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -42,6 +43,21 @@ class PackageOrderTest {
           layers.whereLayer(ORDER.get(i)).mayOnlyBeAccessedByLayers(above.toArray(String[]::new));
     }
     layers.check(MAIN);
+  }
+
+  /** The replication mode is a type: only it and its two cases know which case a cache has. */
+  @Test
+  void onlyTheReplicationTypeKnowsItsCases() {
+    noClasses()
+        .that()
+        .doNotHaveSimpleName("Replication")
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("org.tensorcache.actors.cache.ByValue")
+        .orShould()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("org.tensorcache.actors.cache.ByReference")
+        .check(MAIN);
   }
 
   /** Main and test code: a test helper in one package used from another counts too. */

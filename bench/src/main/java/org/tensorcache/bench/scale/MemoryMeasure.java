@@ -17,8 +17,8 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
-import org.tensorcache.actors.replica.ReplicaView;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
 

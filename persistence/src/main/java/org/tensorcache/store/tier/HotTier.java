@@ -214,6 +214,11 @@ public final class HotTier {
     return pool;
   }
 
+  /** Whether cache {@code cacheId} is registered with this tier. */
+  public boolean holds(String cacheId) {
+    return caches.containsKey(cacheId);
+  }
+
   /** The statistics of cache {@code cacheId}. */
   public TierStats stats(String cacheId) {
     return cache(cacheId).stats;
@@ -239,10 +244,7 @@ public final class HotTier {
     return policy;
   }
 
-  /**
-   * The bytes {@code block} holds in memory: per field its elements times its dtype's bytes, and 8
-   * per word of its presence bitset (object headers aside).
-   */
+  /** The bytes {@code block} holds: its elements, and 8 per presence word (headers aside). */
   public static long bytesOf(Block block) {
     return HotCache.bytesOf(block.spec(), block.length());
   }

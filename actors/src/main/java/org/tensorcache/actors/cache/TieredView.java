@@ -1,4 +1,4 @@
-package org.tensorcache.actors.replica;
+package org.tensorcache.actors.cache;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -10,9 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.cache.CacheRegistry.Registered;
-import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.BlockGather;
 import org.tensorcache.store.segment.Segments;
@@ -38,17 +35,17 @@ public final class TieredView {
    */
   private static final int MAX_PROMOTIONS_ON_USE = 2;
 
-  private final TensorCacheNode node;
+  private final CacheRegistry registry;
   private final HotTier hot;
   private final Executor io;
   private final Map<String, WarmSegments> warm = new ConcurrentHashMap<>();
   private final Map<String, CompletableFuture<Boolean>> loading = new ConcurrentHashMap<>();
 
-  /** The tiers of {@code node}. */
-  public TieredView(TensorCacheNode node) {
-    this.node = node;
-    this.hot = node.hotTier();
-    this.io = node.ioExecutor();
+  /** The tiers of the caches in {@code registry}: {@code hot}, then segments read on {@code io}. */
+  TieredView(HotTier hot, Executor io, CacheRegistry registry) {
+    this.registry = registry;
+    this.hot = hot;
+    this.io = io;
   }
 
   /**
@@ -57,7 +54,7 @@ public final class TieredView {
    * read warm.
    */
   public int[] gather(String cacheId, long[] indices, Object[] out, boolean count) {
-    Registered e = node.registry().get(cacheId);
+    CacheRegistry.Registered e = registry.get(cacheId);
     CacheSpec spec = e.definition().spec();
     int[] missing = BlockGather.gatherChecked(spec, e.blocks(), cacheId, indices, out);
     touchHits(cacheId, spec, indices, missing);
@@ -106,7 +103,7 @@ public final class TieredView {
         () -> {
           try {
             WarmSegments segments =
-                warm.computeIfAbsent(cacheId, id -> new WarmSegments(node.definition(id)));
+                warm.computeIfAbsent(cacheId, id -> new WarmSegments(registry.definition(id)));
             MappedSegment segment = segments.segment(range, true);
             fresh.complete(segment != null && admit(cacheId, segment.toBlock(hot.pool())));
           } catch (RuntimeException ex) {

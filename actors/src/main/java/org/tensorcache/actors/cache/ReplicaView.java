@@ -1,7 +1,5 @@
-package org.tensorcache.actors.replica;
+package org.tensorcache.actors.cache;
 
-import org.tensorcache.actors.cache.CacheRegistry;
-import org.tensorcache.actors.cache.CacheRegistry.Registered;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.BlockGather;
 import org.tensorcache.store.spec.CacheSpec;
@@ -41,7 +39,7 @@ public final class ReplicaView {
    * IllegalArgumentException} that names it.
    */
   public int[] gather(String cacheId, long[] indices, Object[] out) {
-    Registered e = registry.get(cacheId);
+    CacheRegistry.Registered e = registry.get(cacheId);
     // publish's release pairs with the acquire reads there: each block is seen whole
     return BlockGather.gather(e.definition().spec(), e.blocks(), cacheId, indices, out);
   }
