@@ -29,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
@@ -71,8 +70,8 @@ class AeronClusterTest {
     // receptionist as members find one: the request and the values of its reply cross aeron-udp
     long[] asked = {1, 70, 150, 191};
     float[][] none = {new float[asked.length], new float[asked.length]};
-    int[] missing =
-        new ReplicaView(TensorCacheNode.get(second.system()).registry()).gather(id, asked, none);
+    TensorCacheNode asking = TensorCacheNode.get(second.system());
+    int[] missing = asking.replication(id).gather(asking.registry().get(id), asked, none, false);
     assertEquals(asked.length, missing.length, "the second node holds none of the values");
     ActorRef<LookupActor.Command> remote = ClusterProbes.lookupActorOf(kit, first.system());
     assertEquals(address(first), remote.path().address(), "the first node's lookup actor");

@@ -37,7 +37,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.launch.tls.ClusterCertificates;
@@ -113,9 +112,8 @@ class TlsClusterTest {
     String id = cache.fingerprint.cacheId();
     long[] asked = {0, 33, 64, 127};
     float[][] none = {new float[asked.length], new float[asked.length]};
-    int[] missing =
-        new ReplicaView(TensorCacheNode.get(nodes.get(2).system()).registry())
-            .gather(id, asked, none);
+    TensorCacheNode asking = TensorCacheNode.get(nodes.get(2).system());
+    int[] missing = asking.replication(id).gather(asking.registry().get(id), asked, none, false);
     assertEquals(asked.length, missing.length, "the third node holds none of the values yet");
     ActorRef<LookupActor.Command> remote = ClusterProbes.lookupActorOf(kit, nodes.get(0).system());
     TestProbe<StatusReply<LookupActor.Values>> replies = kit.createTestProbe();

@@ -72,8 +72,8 @@ public final class ByReference implements Replication {
   }
 
   @Override
-  public int[] gather(String cacheId, long[] indices, Object[] out, boolean count) {
-    return tiers.gather(cacheId, indices, out, count);
+  public int[] gather(CacheRegistry.Registered cache, long[] indices, Object[] out, boolean count) {
+    return tiers.gather(cache.definition().cacheId(), indices, out, count);
   }
 
   @Override

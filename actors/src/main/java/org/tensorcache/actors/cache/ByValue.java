@@ -5,6 +5,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.block.BlockGather;
 import org.tensorcache.store.block.PublishedBlocks;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -68,8 +69,11 @@ public final class ByValue implements Replication {
   }
 
   @Override
-  public int[] gather(String cacheId, long[] indices, Object[] out, boolean count) {
-    return view.gather(cacheId, indices, out);
+  public int[] gather(CacheRegistry.Registered cache, long[] indices, Object[] out, boolean count) {
+    // publish's release pairs with the acquire reads there: each block is seen whole
+    CacheDefinition definition = cache.definition();
+    return BlockGather.gather(
+        definition.spec(), cache.blocks(), definition.cacheId(), indices, out);
   }
 
   @Override

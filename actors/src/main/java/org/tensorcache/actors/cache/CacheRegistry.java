@@ -18,9 +18,9 @@ public final class CacheRegistry {
 
   /**
    * Makes a cache known, replicated as {@code replication}; registering the same definition again
-   * does nothing and returns false.
+   * does nothing.
    */
-  public boolean register(CacheDefinition definition, Replication replication) {
+  public void register(CacheDefinition definition, Replication replication) {
     Registered fresh =
         new Registered(
             definition, new PublishedBlocks(definition.spec().rangeCount()), replication);
@@ -31,7 +31,6 @@ public final class CacheRegistry {
     if (before == null) {
       replication.registered(definition.cacheId(), definition.spec(), fresh.blocks());
     }
-    return before == null;
   }
 
   /** The registered cache {@code cacheId}, or an error naming the known caches. */

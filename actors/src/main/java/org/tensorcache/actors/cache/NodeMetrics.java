@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -37,6 +38,25 @@ public final class NodeMetrics {
     TIMEOUT,
     /** Any other failure: a compute failure, a node going away. */
     FAILED;
+
+    /**
+     * Why a lookup failed: bad input ({@link IllegalArgumentException}), the lookup timeout (a
+     * {@link TimeoutException} on the way, such as the lookup actor's), or anything else.
+     */
+    public static FailureReason of(Throwable failure) {
+      for (Throwable t = failure; t != null; t = t.getCause()) {
+        if (t instanceof IllegalArgumentException) {
+          return BAD_REQUEST;
+        }
+        if (t instanceof TimeoutException) {
+          return TIMEOUT;
+        }
+        if (t.getCause() == t) {
+          break;
+        }
+      }
+      return FAILED;
+    }
 
     /** The label value: the name in lower case. */
     public String label() {

@@ -1,7 +1,6 @@
 package org.tensorcache.actors.cache;
 
 import org.tensorcache.store.block.Block;
-import org.tensorcache.store.block.BlockGather;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -30,17 +29,5 @@ public final class ReplicaView {
   /** The spec of a registered cache. */
   public CacheSpec spec(String cacheId) {
     return registry.definition(cacheId).spec();
-  }
-
-  /**
-   * Copies the values of {@code indices} into {@code out} (per field, {@code indices.length *
-   * width} elements of its dtype, in request order) and returns the positions that were missing (an
-   * empty array when none was). An index out of {@code [0, n)} is an {@link
-   * IllegalArgumentException} that names it.
-   */
-  public int[] gather(String cacheId, long[] indices, Object[] out) {
-    CacheRegistry.Registered e = registry.get(cacheId);
-    // publish's release pairs with the acquire reads there: each block is seen whole
-    return BlockGather.gather(e.definition().spec(), e.blocks(), cacheId, indices, out);
   }
 }

@@ -22,12 +22,12 @@ public sealed interface Replication permits ByValue, ByReference {
    * By value when a range's values fit the gossip budget ({@code tensorcache.gossip-budget}), else
    * by reference.
    */
-  static Replication choose(CacheSpec spec, long gossipBudget, TensorCacheNode node) {
+  static Replication choose(CacheSpec spec, TensorCacheNode node) {
     long rowBytes = 0;
     for (var f : spec.fields()) {
       rowBytes += (long) f.width() * f.dtype().bytes();
     }
-    return rowBytes * spec.rangeSize() > gossipBudget
+    return rowBytes * spec.rangeSize() > node.settings().gossipBudget()
         ? new ByReference(node.tieredView(), node.hotTier())
         : new ByValue(node.replicaView());
   }
@@ -94,7 +94,7 @@ public sealed interface Replication permits ByValue, ByReference {
    * indices.length * width} elements, in request order) and returns the positions it does not hold;
    * {@code count}: whether the read counts in the tier statistics.
    */
-  int[] gather(String cacheId, long[] indices, Object[] out, boolean count);
+  int[] gather(CacheRegistry.Registered cache, long[] indices, Object[] out, boolean count);
 
   /** {@code rows} were served from their shards (the cold path), for the tier statistics. */
   void servedCold(String cacheId, int rows);

@@ -78,8 +78,7 @@ public final class TensorCacheNode implements Extension {
    * call before the node's actors start.
    */
   public void register(CacheDefinition definition) {
-    registry.register(
-        definition, Replication.choose(definition.spec(), settings.gossipBudget(), this));
+    registry.register(definition, Replication.choose(definition.spec(), this));
   }
 
   /** How the ranges of {@code cacheId} are replicated, or an error naming the known caches. */

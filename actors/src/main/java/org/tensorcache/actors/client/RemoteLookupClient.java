@@ -22,8 +22,8 @@ import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupInputs;
 import org.tensorcache.actors.lookup.LookupRefusedException;
+import org.tensorcache.actors.lookup.LookupReplies;
 import org.tensorcache.actors.lookup.LookupSecurity;
-import org.tensorcache.actors.lookup.LookupValues;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -219,7 +219,7 @@ public final class RemoteLookupClient implements AutoCloseable {
       if (security.token().isPresent()) {
         try {
           frames.send(LookupWire.encodeAuth(frames, security.token().get()), out);
-          LookupWire.decodeStatus(frames.read(in), address);
+          LookupReplies.decodeStatus(frames.read(in), address);
         } catch (IOException | RuntimeException e) {
           close();
           throw e instanceof IOException io
@@ -231,13 +231,13 @@ public final class RemoteLookupClient implements AutoCloseable {
 
     CacheSpec describe(byte[] id) throws IOException {
       frames.send(LookupWire.encodeDescribe(frames, id), out);
-      return LookupWire.decodeSpec(LookupWire.decodeStatus(frames.read(in), address));
+      return LookupReplies.decodeSpec(LookupReplies.decodeStatus(frames.read(in), address));
     }
 
     CacheSpec get(byte[] id, CacheSpec spec, long[] indices, Object[] values) throws IOException {
       frames.send(LookupWire.encodeGet(frames, LookupWire.VERSION_3, id, indices), out);
-      ByteBuffer reply = LookupWire.decodeStatus(frames.read(in), address);
-      LookupValues.decodeValues(reply, spec, indices.length, values);
+      ByteBuffer reply = LookupReplies.decodeStatus(frames.read(in), address);
+      LookupReplies.decodeValues(reply, spec, indices.length, values);
       return spec;
     }
 
@@ -245,7 +245,7 @@ public final class RemoteLookupClient implements AutoCloseable {
       frames.send(LookupInputs.encodeRequest(frames, id), out);
       ByteBuffer reply;
       try {
-        reply = LookupWire.decodeStatus(frames.read(in), address);
+        reply = LookupReplies.decodeStatus(frames.read(in), address);
       } catch (LookupRefusedException e) {
         // a node of versions 1 to 3 refuses the version byte of INPUTS, the one request of
         // version 4, and closes the connection

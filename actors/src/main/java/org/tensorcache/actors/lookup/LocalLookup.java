@@ -13,6 +13,7 @@ import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.tensorcache.actors.cache.CacheRegistry;
 import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.TensorCacheNode;
@@ -41,11 +42,11 @@ public final class LocalLookup implements Extension {
     this.prefetcher =
         new Prefetcher(
             node.hotTier(),
-            // off the trainer's thread: the reads of the steps ahead are what it should not wait
-            // for
+            // off the trainer's thread: it should not wait for the reads of the steps ahead
             (cacheId, indices, out) ->
                 CompletableFuture.supplyAsync(
-                        () -> gather(cacheId, indices, out, false), node.ioExecutor())
+                        () -> gather(node.registry().get(cacheId), indices, out, false),
+                        node.ioExecutor())
                     .thenCompose(
                         g ->
                             g.missing.length == 0
@@ -95,7 +96,24 @@ public final class LocalLookup implements Extension {
    * LookupFailedException}. On failure {@code out} may hold part of the values.
    */
   public void lookupInto(String cacheId, long[] indices, Object[] out) {
-    Gathered g = gather(cacheId, indices, out, true);
+    await(gather(checkInto(cacheId, indices, out), indices, out, true));
+  }
+
+  /**
+   * The values of {@code indices} in new arrays (per field, {@code indices.length * width} elements
+   * of its dtype), as {@link #lookupInto} would fill them: for a caller that keeps no arrays of its
+   * own, such as the lookup port.
+   */
+  public Object[] lookup(String cacheId, long[] indices) {
+    CacheRegistry.Registered cache = node.registry().get(cacheId);
+    LookupChecks.checkSize(cacheId, indices, settings);
+    Object[] values = LookupChecks.newValues(cache.definition().spec(), indices.length);
+    await(gather(cache, indices, values, true));
+    return values;
+  }
+
+  /** Waits for the missing part of {@code g}, if any, to be computed and written into place. */
+  private void await(Gathered g) {
     if (g.missing.length == 0) {
       return; // the common case: a memory gather on this thread, no future
     }
@@ -112,7 +130,7 @@ public final class LocalLookup implements Extension {
       throw new LookupFailedException(
           String.format(
               "lookup of %d indices of cache '%s' not answered within %d ms",
-              indices.length, cacheId, wait.toMillis()),
+              g.indices().length, g.cacheId(), wait.toMillis()),
           e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -127,7 +145,7 @@ public final class LocalLookup implements Extension {
     try {
       lookupInto(cacheId, indices, out);
     } catch (RuntimeException e) {
-      node.metrics().lookupFailed(path, reasonOf(e));
+      node.metrics().lookupFailed(path, NodeMetrics.FailureReason.of(e));
       throw e;
     }
     node.metrics().lookupServed(path, started);
@@ -141,7 +159,7 @@ public final class LocalLookup implements Extension {
     try {
       done = lookupIntoAsync(cacheId, indices, out);
     } catch (RuntimeException e) {
-      node.metrics().lookupFailed(path, reasonOf(e));
+      node.metrics().lookupFailed(path, NodeMetrics.FailureReason.of(e));
       throw e;
     }
     return done.whenComplete(
@@ -149,7 +167,7 @@ public final class LocalLookup implements Extension {
           if (failure == null) {
             node.metrics().lookupServed(path, started);
           } else {
-            node.metrics().lookupFailed(path, reasonOf(failure));
+            node.metrics().lookupFailed(path, NodeMetrics.FailureReason.of(failure));
           }
         });
   }
@@ -160,31 +178,11 @@ public final class LocalLookup implements Extension {
   }
 
   /**
-   * Why a lookup failed: bad input ({@link IllegalArgumentException}), the lookup timeout (a {@link
-   * TimeoutException} on the way, or the lookup actor's {@link LookupTimeoutException}), or
-   * anything else.
-   */
-  static NodeMetrics.FailureReason reasonOf(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof IllegalArgumentException) {
-        return NodeMetrics.FailureReason.BAD_REQUEST;
-      }
-      if (t instanceof TimeoutException) {
-        return NodeMetrics.FailureReason.TIMEOUT;
-      }
-      if (t.getCause() == t) {
-        break;
-      }
-    }
-    return NodeMetrics.FailureReason.FAILED;
-  }
-
-  /**
    * Like {@link #lookupInto}, without blocking: completes when {@code out} holds every value, or
    * exceptionally with the reason. Bad input still throws at once.
    */
   public CompletionStage<Void> lookupIntoAsync(String cacheId, long[] indices, Object[] out) {
-    Gathered g = gather(cacheId, indices, out, true);
+    Gathered g = gather(checkInto(cacheId, indices, out), indices, out, true);
     return g.missing.length == 0 ? CompletableFuture.completedFuture(null) : fetchMissing(g, true);
   }
 
@@ -218,15 +216,31 @@ public final class LocalLookup implements Extension {
 
   /** A request and the positions of it that the local replica does not hold yet. */
   private record Gathered(
-      String cacheId, long[] indices, Object[] out, CacheSpec spec, int[] missing) {}
+      CacheRegistry.Registered cache, long[] indices, Object[] out, int[] missing) {
+    String cacheId() {
+      return cache.definition().cacheId();
+    }
+  }
 
-  /** The local part of a lookup; {@code count}: whether it counts in the tier statistics. */
-  private Gathered gather(String cacheId, long[] indices, Object[] out, boolean count) {
-    CacheSpec spec = spec(cacheId);
+  /**
+   * The checks of a caller's request and arrays, made once, before anything is gathered; returns
+   * the cache asked for.
+   */
+  private CacheRegistry.Registered checkInto(String cacheId, long[] indices, Object[] out) {
+    CacheRegistry.Registered cache = node.registry().get(cacheId);
     LookupChecks.checkSize(cacheId, indices, settings);
-    LookupChecks.checkBuffers(cacheId, spec, indices.length, out);
-    int[] missing = node.replication(cacheId).gather(cacheId, indices, out, count);
-    return new Gathered(cacheId, indices, out, spec, missing);
+    LookupChecks.checkBuffers(cacheId, cache.definition().spec(), indices.length, out);
+    return cache;
+  }
+
+  /**
+   * The local part of a checked request; {@code count}: whether it counts in the tier statistics.
+   * An index out of range is still an error here, found as the gather reads it.
+   */
+  private Gathered gather(
+      CacheRegistry.Registered cache, long[] indices, Object[] out, boolean count) {
+    int[] missing = cache.replication().gather(cache, indices, out, count);
+    return new Gathered(cache, indices, out, missing);
   }
 
   /**
@@ -240,7 +254,7 @@ public final class LocalLookup implements Extension {
     }
     return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
             actor,
-            replyTo -> new LookupActor.GetValues(g.cacheId(), wanted, replyTo),
+            replyTo -> LookupActor.computeMissing(g.cacheId(), wanted, replyTo),
             settings.lookupMaxWait().plusMillis(500),
             system.scheduler())
         .handle(
@@ -249,15 +263,9 @@ public final class LocalLookup implements Extension {
                 throw new LookupFailedException(failure.getMessage(), failure);
               }
               if (count) {
-                node.replication(g.cacheId()).servedCold(g.cacheId(), missing.length);
+                g.cache().replication().servedCold(g.cacheId(), missing.length);
               }
-              for (int f = 0; f < g.out().length; f++) {
-                int width = g.spec().fields().get(f).width();
-                for (int m = 0; m < wanted.length; m++) {
-                  System.arraycopy(
-                      found.values()[f], m * width, g.out()[f], missing[m] * width, width);
-                }
-              }
+              LookupQuery.scatter(g.cache().definition().spec(), found.values(), missing, g.out());
               return null;
             });
   }

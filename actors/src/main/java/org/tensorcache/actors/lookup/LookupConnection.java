@@ -11,10 +11,12 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tensorcache.actors.cache.NodeMetrics;
 
 /**
  * One connection of the lookup port, served on its own thread: the TLS handshake, the AUTH when the
@@ -25,24 +27,23 @@ import org.slf4j.LoggerFactory;
 final class LookupConnection implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(LookupConnection.class);
 
-  /**
-   * A refusal for want of credentials, which the metrics count under {@code rejection}; its message
-   * starts with {@link LookupRefusedException#UNAUTHORIZED}, so that clients can tell it apart.
-   */
-  private static final class Unauthorized extends ProtocolException {
-    private static final long serialVersionUID = 1L;
-    private final String rejection;
+  private static final int WAITING = 0, SERVING = 1, CLOSED = 2;
+  static final long NO_DEADLINE = Long.MAX_VALUE;
 
-    Unauthorized(String reason, String rejection) {
-      super(LookupRefusedException.UNAUTHORIZED + reason);
-      this.rejection = rejection;
-    }
-  }
+  /** The TCP socket; closing it ends the connection, under TLS too, whatever its thread does. */
+  final Socket socket;
 
-  private static final String NOT_AUTHENTICATED =
-      "this port needs an AUTH request (op 6, protocol version 3) with its token first";
+  private final AtomicInteger state = new AtomicInteger(WAITING);
 
-  private final PortConnections.Conn c;
+  /** By when the connection must have made progress, else {@link PortConnections} closes it. */
+  volatile long deadline;
+
+  /** Since when the connection waits for its next request. */
+  volatile long waitingSince;
+
+  /** Whether it completed a request: one that never did goes first at the cap. */
+  volatile boolean served;
+
   private final LocalLookup lookup;
   private final SessionPort sessions;
   private final LookupEndpoint.Settings settings;
@@ -54,14 +55,17 @@ final class LookupConnection implements Runnable {
   private boolean inFlight;
 
   LookupConnection(
-      PortConnections.Conn c,
+      Socket socket,
+      long firstDeadline,
       LocalLookup lookup,
       SessionPort sessions,
       LookupEndpoint.Settings settings,
       LookupSecurity security,
       int maxRequest,
       PortConnections connections) {
-    this.c = c;
+    this.socket = socket;
+    this.deadline = firstDeadline;
+    this.waitingSince = System.nanoTime();
     this.lookup = lookup;
     this.sessions = sessions;
     this.settings = settings;
@@ -73,9 +77,8 @@ final class LookupConnection implements Runnable {
   @Override
   public void run() {
     LookupFrames frames = new LookupFrames();
-    Socket socket = c.socket;
     SocketAddress peer = socket.getRemoteSocketAddress();
-    try (socket) {
+    try {
       socket.setTcpNoDelay(true);
       Socket s = socket;
       if (security.tls().isPresent()) {
@@ -85,7 +88,7 @@ final class LookupConnection implements Runnable {
       }
       boolean authenticated = security.token().isEmpty();
       if (authenticated) {
-        c.deadline(after(settings.idleTimeout()));
+        deadline = (after(settings.idleTimeout()));
       }
       BufferedInputStream in = new BufferedInputStream(s.getInputStream(), 64 << 10);
       OutputStream out = new BufferedOutputStream(s.getOutputStream(), 64 << 10);
@@ -96,45 +99,47 @@ final class LookupConnection implements Runnable {
         }
         in.reset();
         if (authenticated) {
-          c.deadline(after(settings.readTimeout())); // the rest of the frame is due by then
+          deadline = (after(settings.readTimeout())); // the rest of the frame is due by then
         }
         ByteBuffer reply;
         ProtocolException refusal = null;
         try {
           ByteBuffer frame = frames.read(in, maxRequest);
-          if (!c.startServing()) {
+          if (!startServing()) {
             return; // closed meanwhile: the request is not served
           }
           requestStarted();
           LookupWire.Request request = LookupWire.decodeRequest(frame);
           if (request.op() == LookupWire.AUTH) {
-            authenticate(request.token());
+            security.authenticate(request.token());
             authenticated = true;
-            reply = LookupWire.encodeOk(frames);
+            reply = LookupReplies.encodeOk(frames);
           } else if (!authenticated) {
-            throw new Unauthorized(NOT_AUTHENTICATED, "no_auth");
+            throw new LookupSecurity.Unauthorized(
+                LookupSecurity.Unauthorized.NOT_AUTHENTICATED, "no_auth");
           } else {
             reply = answer(request, frames);
           }
         } catch (ProtocolException e) {
           // before its AUTH, a connection learns nothing more than that it must authenticate
           refusal =
-              authenticated || e instanceof Unauthorized
+              authenticated || e instanceof LookupSecurity.Unauthorized
                   ? e
-                  : new Unauthorized(NOT_AUTHENTICATED, "no_auth");
+                  : new LookupSecurity.Unauthorized(
+                      LookupSecurity.Unauthorized.NOT_AUTHENTICATED, "no_auth");
           if (!inFlight) {
-            if (!c.startServing()) {
+            if (!startServing()) {
               return;
             }
             requestStarted();
           }
-          reply = LookupWire.encodeError(frames, LookupWire.PROTOCOL, refusal.getMessage());
+          reply = LookupReplies.encodeError(frames, LookupWire.PROTOCOL, refusal.getMessage());
         }
-        c.deadline(after(settings.idleTimeout())); // the client must take the reply by then
+        deadline = (after(settings.idleTimeout())); // the client must take the reply by then
         frames.send(reply, out);
         requestEnded();
         if (refusal != null) {
-          if (refusal instanceof Unauthorized u) {
+          if (refusal instanceof LookupSecurity.Unauthorized u) {
             log.info("lookup connection from {} refused: {}", peer, u.getMessage());
             lookup.metrics().portRejected(u.rejection);
           } else {
@@ -142,10 +147,10 @@ final class LookupConnection implements Runnable {
           }
           return;
         }
-        c.doneServing(after(settings.idleTimeout()));
+        doneServing(after(settings.idleTimeout()));
       }
     } catch (SSLException e) {
-      if (!c.isClosed()) {
+      if (!isClosed()) {
         log.info("lookup connection from {}: TLS failed: {}", peer, e.getMessage());
         lookup.metrics().portRejected("tls");
       }
@@ -157,15 +162,53 @@ final class LookupConnection implements Runnable {
       if (inFlight) {
         requestEnded();
       }
-      connections.remove(c);
+      connections.remove(this);
       lookup.metrics().portClosed();
     }
   }
 
-  /** Checks an AUTH's token; a port without a token takes any, a wrong one is refused. */
-  private void authenticate(String token) throws ProtocolException {
-    if (security.token().isPresent() && !security.tokenMatches(token)) {
-      throw new Unauthorized("wrong token", "token");
+  /** Marks a request in flight (again), or false when the connection was closed meanwhile. */
+  private boolean startServing() {
+    if (!state.compareAndSet(WAITING, SERVING) && state.get() != SERVING) {
+      return false;
+    }
+    deadline = NO_DEADLINE; // a lookup may wait for values to be computed
+    return true;
+  }
+
+  /** Marks the request answered: the connection waits for the next until {@code next}. */
+  private void doneServing(long next) {
+    served = true;
+    waitingSince = System.nanoTime();
+    deadline = next;
+    state.compareAndSet(SERVING, WAITING);
+  }
+
+  boolean isClosed() {
+    return state.get() == CLOSED;
+  }
+
+  /** Closes the connection unless a request is in flight; false when one is. */
+  boolean closeIfWaiting() {
+    if (!state.compareAndSet(WAITING, CLOSED)) {
+      return false;
+    }
+    closeSocket();
+    return true;
+  }
+
+  /** Closes the connection, whatever its thread is doing. */
+  void close() {
+    if (state.getAndSet(CLOSED) != CLOSED) {
+      closeSocket();
+    }
+  }
+
+  private void closeSocket() {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      log.debug("closing a lookup connection: {}", e.toString());
     }
   }
 
@@ -188,33 +231,53 @@ final class LookupConnection implements Runnable {
     long started = System.nanoTime();
     try {
       if (request.op() == LookupWire.DESCRIBE) {
-        return LookupWire.encodeSpec(frames, lookup.spec(cacheId));
+        return LookupReplies.encodeSpec(frames, lookup.spec(cacheId));
       }
       if (request.op() == LookupWire.INPUTS) {
         byte[] json = LookupInputs.json(cacheId, lookup.inputs(cacheId));
         return LookupInputs.encodeReply(frames, json);
       }
       if (request.session() != null) {
-        return PortLookups.served(lookup, request, started, sessions.answer(request, frames));
+        return served(request, started, sessions.answer(request, frames));
       }
       long[] indices = request.indices();
       var spec = lookup.spec(cacheId);
-      LookupValues.checkVersionCarries(request.version(), cacheId, spec);
-      LookupChecks.checkSize(cacheId, indices, lookup.settings());
-      LookupWire.checkReplySize(cacheId, spec, indices.length);
-      Object[] values = LookupChecks.newValues(spec, indices.length);
-      lookup.lookupInto(cacheId, indices, values);
-      return PortLookups.served(
-          lookup,
-          request,
-          started,
-          LookupValues.encodeValues(frames, request.version(), spec, values));
+      LookupWire.checkCarries(request.version(), cacheId, spec, indices.length);
+      Object[] values = lookup.lookup(cacheId, indices);
+      return served(
+          request, started, LookupReplies.encodeValues(frames, request.version(), spec, values));
     } catch (IllegalArgumentException e) {
-      PortLookups.failed(lookup, request, e);
-      return LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
+      failed(request, e);
+      return LookupReplies.encodeError(frames, LookupWire.BAD_REQUEST, e.getMessage());
     } catch (LookupFailedException e) {
-      PortLookups.failed(lookup, request, e);
-      return LookupWire.encodeError(frames, LookupWire.FAILED, e.getMessage());
+      failed(request, e);
+      return LookupReplies.encodeError(frames, LookupWire.FAILED, e.getMessage());
+    }
+  }
+
+  /**
+   * Whether the node's metrics count {@code request} as a lookup: a GET, or a session's NEXT (its
+   * step's values), timed from the decoded request to the encoded reply. Other requests (DESCRIBE,
+   * INPUTS, a session's OPEN and RESUME) are no lookups.
+   */
+  private static boolean isLookup(LookupWire.Request request) {
+    return request.session() == null
+        ? request.op() == LookupWire.GET
+        : request.op() == SessionWire.NEXT;
+  }
+
+  private ByteBuffer served(LookupWire.Request request, long startedNanos, ByteBuffer reply) {
+    if (isLookup(request)) {
+      lookup.metrics().lookupServed(NodeMetrics.LookupPath.PORT, startedNanos);
+    }
+    return reply;
+  }
+
+  private void failed(LookupWire.Request request, RuntimeException failure) {
+    if (isLookup(request)) {
+      lookup
+          .metrics()
+          .lookupFailed(NodeMetrics.LookupPath.PORT, NodeMetrics.FailureReason.of(failure));
     }
   }
 }

@@ -196,16 +196,22 @@ public final class LookupEndpoint implements AutoCloseable {
       // the TLS handshake and the AUTH are due within the handshake timeout, else the first request
       boolean vetted = security.tls().isPresent() || security.token().isPresent();
       Duration first = vetted ? settings.handshakeTimeout() : settings.idleTimeout();
-      PortConnections.Conn c =
-          new PortConnections.Conn(socket, System.nanoTime() + first.toNanos());
-      if (!connections.admit(c)) {
+      LookupConnection connection =
+          new LookupConnection(
+              socket,
+              System.nanoTime() + first.toNanos(),
+              lookup,
+              sessions,
+              settings,
+              security,
+              maxRequest,
+              connections);
+      if (!connections.admit(connection)) {
         lookup.metrics().portRefused();
         refuse(socket);
         continue;
       }
       lookup.metrics().portAccepted();
-      LookupConnection connection =
-          new LookupConnection(c, lookup, sessions, settings, security, maxRequest, connections);
       Thread t = new Thread(connection, "tensorcache-lookup-" + socket.getPort());
       t.setDaemon(true);
       t.start();
@@ -256,7 +262,7 @@ public final class LookupEndpoint implements AutoCloseable {
         over) {
       LookupFrames frames = new LookupFrames();
       frames.send(
-          LookupWire.encodeError(frames, LookupWire.FAILED, message), over.getOutputStream());
+          LookupReplies.encodeError(frames, LookupWire.FAILED, message), over.getOutputStream());
     } catch (IOException e) {
       log.debug("refusing a lookup connection: {}", e.toString());
     }

@@ -1,6 +1,7 @@
 package org.tensorcache.actors.lookup;
 
 import java.io.IOException;
+import java.net.ProtocolException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,6 +62,32 @@ public final class LookupSecurity {
   /** The token, when there is one. */
   public Optional<String> token() {
     return Optional.ofNullable(token);
+  }
+
+  /**
+   * A refusal for want of credentials, which the metrics count under {@code rejection}; its message
+   * starts with {@link LookupRefusedException#UNAUTHORIZED}, so that clients can tell it apart.
+   */
+  static final class Unauthorized extends ProtocolException {
+    private static final long serialVersionUID = 1L;
+
+    /** Why a connection that has not authenticated is refused, whatever it asked. */
+    static final String NOT_AUTHENTICATED =
+        "this port needs an AUTH request (op 6, protocol version 3) with its token first";
+
+    final String rejection;
+
+    Unauthorized(String reason, String rejection) {
+      super(LookupRefusedException.UNAUTHORIZED + reason);
+      this.rejection = rejection;
+    }
+  }
+
+  /** Checks an AUTH's token; a port without a token takes any, a wrong one is refused. */
+  void authenticate(String presented) throws Unauthorized {
+    if (token != null && !tokenMatches(presented)) {
+      throw new Unauthorized("wrong token", "token");
+    }
   }
 
   /**

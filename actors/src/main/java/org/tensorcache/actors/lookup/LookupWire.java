@@ -4,8 +4,6 @@ import java.net.ProtocolException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.tensorcache.fields.DType;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.spec.CacheSpec;
@@ -164,10 +162,15 @@ public final class LookupWire {
     }
   }
 
-  // ---- replies
+  // ---- what a request may ask
 
-  /** Checks that the values of {@code count} indices fit one frame, or names the largest batch. */
-  public static void checkReplySize(String cacheId, CacheSpec spec, int count) {
+  /**
+   * Checks that a reply in {@code version} can carry the values of {@code count} indices of {@code
+   * spec}: its dtypes ({@link #checkVersionCarries}) and its size, within one frame (else the error
+   * names the largest batch that fits).
+   */
+  public static void checkCarries(byte version, String cacheId, CacheSpec spec, int count) {
+    checkVersionCarries(version, cacheId, spec);
     int rowBytes = LookupChecks.rowBytes(spec);
     long replyBytes = 3 + (long) count * rowBytes + 5L * spec.fields().size();
     if (replyBytes > LookupFrames.MAX_FRAME) {
@@ -183,91 +186,24 @@ public final class LookupWire {
     }
   }
 
-  /** Builds the OK reply to a DESCRIBE. */
-  public static ByteBuffer encodeSpec(LookupFrames frames, CacheSpec spec) {
-    byte[] name = utf8(spec.name());
-    int body = 1 + 2 + name.length + 8 + 4 + 2;
-    for (FieldSpec f : spec.fields()) {
-      body += 2 + utf8(f.name()).length + 2 + f.dtype().safetensorsName().length();
-      body += 1 + 4 * f.shape().length;
-    }
-    ByteBuffer b = frames.start(body).put(OK);
-    putStr(b, name);
-    b.putLong(spec.n()).putInt(spec.rangeSize()).putShort((short) spec.fields().size());
-    for (FieldSpec f : spec.fields()) {
-      putStr(b, utf8(f.name()));
-      putStr(b, utf8(f.dtype().safetensorsName()));
-      b.put((byte) f.shape().length);
-      for (int dim : f.shape()) {
-        b.putInt(dim);
-      }
-    }
-    return b;
-  }
-
   /**
-   * Reads the OK reply to a DESCRIBE; a malformed one, or one of a spec that is not valid, is a
-   * {@link ProtocolException}: the peer is not one to trust with the connection.
+   * Checks that a reply in {@code version} can carry the values of {@code spec}: versions 1 and 2
+   * carry F32 only, so any other dtype is a BAD_REQUEST that names the field and the version
+   * needed.
    */
-  public static CacheSpec decodeSpec(ByteBuffer reply) throws ProtocolException {
-    try {
-      String name = getStr(reply);
-      long n = reply.getLong();
-      int rangeSize = reply.getInt();
-      int count = reply.getShort() & 0xffff;
-      List<FieldSpec> fields = new ArrayList<>(count);
-      for (int f = 0; f < count; f++) {
-        String field = getStr(reply);
-        DType dtype = DType.fromSafetensors(getStr(reply));
-        int[] shape = new int[reply.get() & 0xff]; // rank:u8
-        for (int d = 0; d < shape.length; d++) {
-          shape[d] = reply.getInt();
-        }
-        fields.add(new FieldSpec(field, dtype, shape));
+  public static void checkVersionCarries(byte version, String cacheId, CacheSpec spec) {
+    if (version >= VERSION_3) {
+      return;
+    }
+    for (FieldSpec f : spec.fields()) {
+      if (f.dtype() != DType.F32) {
+        throw new IllegalArgumentException(
+            String.format(
+                "field '%s' of cache '%s' is %s: protocol version 3 is needed for fields other"
+                    + " than F32",
+                f.name(), cacheId, f.dtype().safetensorsName()));
       }
-      return new CacheSpec(name, n, fields, rangeSize);
-    } catch (BufferUnderflowException e) {
-      throw new ProtocolException("truncated reply to DESCRIBE");
-    } catch (IllegalArgumentException e) {
-      throw new ProtocolException("reply to DESCRIBE of no valid cache spec: " + e.getMessage());
     }
-  }
-
-  /** Builds an OK reply with an empty body: the answer to an AUTH. */
-  public static ByteBuffer encodeOk(LookupFrames frames) {
-    return frames.start(1).put(OK);
-  }
-
-  /** Builds an error reply with {@code status} and {@code message}. */
-  public static ByteBuffer encodeError(LookupFrames frames, byte status, String message) {
-    byte[] text = utf8(message.length() > 20_000 ? message.substring(0, 20_000) : message);
-    return putStr(frames.start(1 + 2 + text.length).put(status), text);
-  }
-
-  /**
-   * The body of an OK reply, or the error it carries: BAD_REQUEST as an {@link
-   * IllegalArgumentException}, FAILED as a {@link LookupFailedException}, anything else as a {@link
-   * LookupRefusedException} naming {@code peer}.
-   */
-  public static ByteBuffer decodeStatus(ByteBuffer reply, Object peer) throws ProtocolException {
-    byte status;
-    String message;
-    try {
-      status = reply.get();
-      if (status == OK) {
-        return reply;
-      }
-      message = getStr(reply);
-    } catch (BufferUnderflowException e) {
-      throw new ProtocolException("truncated reply from " + peer);
-    }
-    if (status == BAD_REQUEST) {
-      throw new IllegalArgumentException(message);
-    }
-    if (status == FAILED) {
-      throw new LookupFailedException(message, null);
-    }
-    throw LookupRefusedException.of(peer, message);
   }
 
   // ---- strings

@@ -1,7 +1,5 @@
 package org.tensorcache.actors.lookup;
 
-import java.io.IOException;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,77 +24,8 @@ import org.slf4j.LoggerFactory;
 final class PortConnections implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PortConnections.class);
 
-  private static final int WAITING = 0, SERVING = 1, CLOSED = 2;
-  private static final long NO_DEADLINE = Long.MAX_VALUE;
-
-  /** One connection as its thread and the registry see it. */
-  static final class Conn {
-    /** The TCP socket; closing it ends the connection, under TLS too, whatever its thread does. */
-    final Socket socket;
-
-    private final AtomicInteger state = new AtomicInteger(WAITING);
-    private volatile long deadline;
-    private volatile long waitingSince;
-    private volatile boolean served;
-
-    Conn(Socket socket, long deadline) {
-      this.socket = socket;
-      this.deadline = deadline;
-      this.waitingSince = System.nanoTime();
-    }
-
-    /** Sets the time by which the connection must have made progress, else it is closed. */
-    void deadline(long nanoTime) {
-      deadline = nanoTime;
-    }
-
-    /** Marks a request in flight (again), or false when the connection was closed meanwhile. */
-    boolean startServing() {
-      if (!state.compareAndSet(WAITING, SERVING) && state.get() != SERVING) {
-        return false;
-      }
-      deadline = NO_DEADLINE; // a lookup may wait for values to be computed
-      return true;
-    }
-
-    /** Marks the request answered: the connection waits for the next until {@code deadline}. */
-    void doneServing(long nextDeadline) {
-      served = true;
-      waitingSince = System.nanoTime();
-      deadline = nextDeadline;
-      state.compareAndSet(SERVING, WAITING);
-    }
-
-    boolean isClosed() {
-      return state.get() == CLOSED;
-    }
-
-    /** Closes the connection unless a request is in flight; false when one is. */
-    private boolean closeIfWaiting() {
-      if (!state.compareAndSet(WAITING, CLOSED)) {
-        return false;
-      }
-      closeSocket();
-      return true;
-    }
-
-    private void close() {
-      if (state.getAndSet(CLOSED) != CLOSED) {
-        closeSocket();
-      }
-    }
-
-    private void closeSocket() {
-      try {
-        socket.close();
-      } catch (IOException e) {
-        log.debug("closing a lookup connection: {}", e.toString());
-      }
-    }
-  }
-
   private final int max;
-  private final Set<Conn> open = ConcurrentHashMap.newKeySet();
+  private final Set<LookupConnection> open = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService reaper;
 
   /**
@@ -120,14 +48,15 @@ final class PortConnections implements AutoCloseable {
    * Registers {@code c}; at the cap it first closes one connection with no request in flight (see
    * the class comment). False when every connection has a request in flight: {@code c} is refused.
    */
-  synchronized boolean admit(Conn c) {
-    open.removeIf(Conn::isClosed);
+  synchronized boolean admit(LookupConnection c) {
+    open.removeIf(LookupConnection::isClosed);
     if (open.size() >= max) {
-      List<Conn> candidates = new ArrayList<>(open);
+      List<LookupConnection> candidates = new ArrayList<>(open);
       candidates.sort(
-          Comparator.comparing((Conn o) -> o.served).thenComparingLong(o -> o.waitingSince));
-      Conn closed = null;
-      for (Conn o : candidates) {
+          Comparator.comparing((LookupConnection o) -> o.served)
+              .thenComparingLong(o -> o.waitingSince));
+      LookupConnection closed = null;
+      for (LookupConnection o : candidates) {
         if (o.closeIfWaiting()) {
           closed = o;
           break;
@@ -148,7 +77,7 @@ final class PortConnections implements AutoCloseable {
   }
 
   /** Forgets {@code c}, closed by its thread. */
-  void remove(Conn c) {
+  void remove(LookupConnection c) {
     c.close();
     open.remove(c);
   }
@@ -160,9 +89,9 @@ final class PortConnections implements AutoCloseable {
 
   private void reap() {
     long now = System.nanoTime();
-    for (Conn c : open) {
+    for (LookupConnection c : open) {
       long deadline = c.deadline;
-      if (deadline != NO_DEADLINE && now - deadline > 0 && !c.isClosed()) {
+      if (deadline != LookupConnection.NO_DEADLINE && now - deadline > 0 && !c.isClosed()) {
         log.debug(
             "lookup connection from {} closed: past its deadline",
             c.socket.getRemoteSocketAddress());
@@ -175,7 +104,7 @@ final class PortConnections implements AutoCloseable {
   @Override
   public void close() {
     reaper.shutdownNow();
-    for (Conn c : open) {
+    for (LookupConnection c : open) {
       remove(c);
     }
   }

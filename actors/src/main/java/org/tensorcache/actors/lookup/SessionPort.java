@@ -63,7 +63,7 @@ final class SessionPort {
       prefetch(id, r.cacheId(), opened, opened.nextStep());
       return SessionWire.encodeNextStep(frames, opened.nextStep());
     }
-    LookupValues.checkVersionCarries(r.version(), r.cacheId(), spec); // before the step is taken
+    LookupWire.checkVersionCarries(r.version(), r.cacheId(), spec); // before the step is taken
     SessionStep step = ask(session, id, TrainerSession.Next::new);
     if (step.step() != a.step()) {
       throw new IllegalArgumentException(

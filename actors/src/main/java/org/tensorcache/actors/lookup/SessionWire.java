@@ -21,7 +21,7 @@ import org.tensorcache.store.spec.CacheSpec;
  *                            the OK reply to GET of the request's version
  * </pre>
  *
- * The client's side reads the replies' bodies after {@link LookupWire#decodeStatus}: {@link
+ * The client's side reads the replies' bodies after {@link LookupReplies#decodeStatus}: {@link
  * #decodeNextStep} and, in version 3, {@link #decodeStep}.
  */
 public final class SessionWire {
@@ -113,7 +113,7 @@ public final class SessionWire {
       reply.asLongBuffer().get(indices);
       reply.position(reply.position() + count * Long.BYTES);
       Object[] values = LookupChecks.newValues(spec, count);
-      LookupValues.decodeValues(reply, spec, count, values);
+      LookupReplies.decodeValues(reply, spec, count, values);
       if (reply.hasRemaining()) {
         throw new ProtocolException(reply.remaining() + " bytes after the values of the step");
       }
@@ -132,11 +132,11 @@ public final class SessionWire {
   static ByteBuffer encodeStep(
       LookupFrames frames, byte version, CacheSpec spec, SessionStep step, Object[] values) {
     int body = 1 + 8 + 8 + 4 + step.indices().length * Long.BYTES;
-    body += LookupValues.valuesBytes(version, spec, values);
+    body += LookupReplies.valuesBytes(version, spec, values);
     ByteBuffer b = frames.start(body).put(LookupWire.OK);
     b.putLong(step.step()).putLong(step.epoch()).putInt(step.indices().length);
     b.asLongBuffer().put(step.indices());
     b.position(b.position() + step.indices().length * Long.BYTES);
-    return LookupValues.putValues(b, version, spec, values);
+    return LookupReplies.putValues(b, version, spec, values);
   }
 }

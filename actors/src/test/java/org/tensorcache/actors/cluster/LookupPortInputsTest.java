@@ -33,6 +33,7 @@ import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupFailedException;
 import org.tensorcache.actors.lookup.LookupFrames;
 import org.tensorcache.actors.lookup.LookupInputs;
+import org.tensorcache.actors.lookup.LookupReplies;
 import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.testing.RawConnection;
@@ -187,7 +188,7 @@ class LookupPortInputsTest {
                   LookupFrames frames = new LookupFrames();
                   OutputStream out = s.getOutputStream();
                   frames.send(
-                      LookupWire.encodeError(
+                      LookupReplies.encodeError(
                           frames, LookupWire.PROTOCOL, "protocol version 4, expected 1, 2 or 3"),
                       out);
                 } catch (IOException e) {

@@ -28,6 +28,7 @@ import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
 import org.tensorcache.actors.lookup.LookupFrames;
+import org.tensorcache.actors.lookup.LookupReplies;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.lookup.SessionWire;
 import org.tensorcache.actors.testing.TestCache;
@@ -96,7 +97,7 @@ class SessionPortTest {
       var refused =
           assertThrows(
               ProtocolException.class,
-              () -> LookupWire.decodeStatus(port.frames.read(port.in), endpoint));
+              () -> LookupReplies.decodeStatus(port.frames.read(port.in), endpoint));
       assertTrue(refused.getMessage().contains("op 5 in protocol version 1"), refused.getMessage());
     }
   }
@@ -127,7 +128,7 @@ class SessionPortTest {
 
     long nextStep(byte op, String cacheId, SessionWire.Args a) throws Exception {
       frames.send(SessionWire.encode(frames, LookupWire.VERSION_2, op, utf8(cacheId), a), out);
-      return LookupWire.decodeStatus(frames.read(in), socket).getLong();
+      return LookupReplies.decodeStatus(frames.read(in), socket).getLong();
     }
 
     Step next(String cacheId, String run, long step) throws Exception {
@@ -135,7 +136,7 @@ class SessionPortTest {
           SessionWire.encode(
               frames, LookupWire.VERSION_2, SessionWire.NEXT, utf8(cacheId), args(run, 0, step)),
           out);
-      ByteBuffer r = LookupWire.decodeStatus(frames.read(in), socket);
+      ByteBuffer r = LookupReplies.decodeStatus(frames.read(in), socket);
       long served = r.getLong();
       long epoch = r.getLong();
       long[] indices = new long[r.getInt()];

@@ -28,7 +28,7 @@ import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
 import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupFrames;
-import org.tensorcache.actors.lookup.LookupValues;
+import org.tensorcache.actors.lookup.LookupReplies;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.lookup.SessionWire;
 import org.tensorcache.actors.session.TrainerSession;
@@ -172,7 +172,7 @@ class TieredCacheTest {
               id,
               new SessionWire.Args("tiers-port", 0, 1, 17, BATCH, -1)),
           out);
-      assertEquals(0, LookupWire.decodeStatus(frames.read(in), endpoint).getLong());
+      assertEquals(0, LookupReplies.decodeStatus(frames.read(in), endpoint).getLong());
       TierStats.Snapshot before = null;
       for (long step = 0; step < 20; step++) {
         if (step == 1) {
@@ -186,7 +186,7 @@ class TieredCacheTest {
                 id,
                 new SessionWire.Args("tiers-port", 0, 0, 0, 0, step)),
             out);
-        ByteBuffer r = LookupWire.decodeStatus(frames.read(in), endpoint);
+        ByteBuffer r = LookupReplies.decodeStatus(frames.read(in), endpoint);
         assertEquals(step, r.getLong());
         r.getLong(); // epoch
         long[] indices = new long[r.getInt()];
@@ -194,7 +194,7 @@ class TieredCacheTest {
           indices[i] = r.getLong();
         }
         Object[] values = {new float[indices.length * width]};
-        LookupValues.decodeValues(r, cache.spec, indices.length, values);
+        LookupReplies.decodeValues(r, cache.spec, indices.length, values);
         assertRows(reference, width, indices, (float[]) values[0]);
         awaitPrefetched(
             trainer,

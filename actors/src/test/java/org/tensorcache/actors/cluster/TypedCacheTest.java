@@ -22,6 +22,7 @@ import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.lookup.LookupFrames;
+import org.tensorcache.actors.lookup.LookupReplies;
 import org.tensorcache.actors.lookup.LookupWire;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
@@ -108,7 +109,7 @@ class TypedCacheTest {
         var refused =
             assertThrows(
                 IllegalArgumentException.class,
-                () -> LookupWire.decodeStatus(frames.read(in), endpoint));
+                () -> LookupReplies.decodeStatus(frames.read(in), endpoint));
         assertEquals(
             "field '"
                 + FIELD

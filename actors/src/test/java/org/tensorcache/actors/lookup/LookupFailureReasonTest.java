@@ -14,20 +14,20 @@ class LookupFailureReasonTest {
   void badInputIsABadRequest() {
     assertEquals(
         FailureReason.BAD_REQUEST,
-        LocalLookup.reasonOf(new IllegalArgumentException("index 12 out of range [0, 10)")));
+        FailureReason.of(new IllegalArgumentException("index 12 out of range [0, 10)")));
   }
 
   @Test
   void theLookupTimeoutIsATimeoutWhereverItComesFrom() {
     assertEquals(
         FailureReason.TIMEOUT,
-        LocalLookup.reasonOf(
+        FailureReason.of(
             new LookupFailedException("not answered within 31000 ms", new TimeoutException())));
     // the lookup actor's reply to a lookup that ran past the timeout, through an ask
     String reply = "lookup of 3 indices of cache 'c' failed: not computed within 30000 ms";
     assertEquals(
         FailureReason.TIMEOUT,
-        LocalLookup.reasonOf(
+        FailureReason.of(
             new LookupFailedException(
                 reply, new CompletionException(new LookupTimeoutException(reply)))));
   }
@@ -37,7 +37,7 @@ class LookupFailureReasonTest {
     String reply = "lookup of 3 indices of cache 'c' failed: not computed within 30000 ms";
     assertEquals(
         FailureReason.FAILED,
-        LocalLookup.reasonOf(
+        FailureReason.of(
             new LookupFailedException(
                 reply, new CompletionException(new StatusReply.ErrorMessage(reply)))));
   }
@@ -46,7 +46,7 @@ class LookupFailureReasonTest {
   void anythingElseFailed() {
     assertEquals(
         FailureReason.FAILED,
-        LocalLookup.reasonOf(
+        FailureReason.of(
             new LookupFailedException(
                 "lookup failed: runner output has NaN", new IllegalStateException("NaN"))));
   }

@@ -34,7 +34,7 @@ class LookupInputsTest {
     byte[] text = json.getBytes(StandardCharsets.UTF_8);
     ByteBuffer body = ByteBuffer.allocate(3 + text.length).order(ByteOrder.LITTLE_ENDIAN);
     body.put(LookupWire.OK).putShort((short) text.length).put(text);
-    return LookupWire.decodeStatus(frame(body.array()), "peer");
+    return LookupReplies.decodeStatus(frame(body.array()), "peer");
   }
 
   private static String request(byte version, byte op, String cacheId, int extra) throws Exception {
@@ -80,7 +80,7 @@ class LookupInputsTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     frames.send(LookupInputs.encodeReply(frames, json), out);
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(out.toByteArray()));
-    Map<String, String> back = LookupInputs.decodeReply(LookupWire.decodeStatus(body, "peer"));
+    Map<String, String> back = LookupInputs.decodeReply(LookupReplies.decodeStatus(body, "peer"));
     assertEquals(inputs, back);
     assertEquals(List.of("a", "dataset", "z"), List.copyOf(back.keySet()));
   }

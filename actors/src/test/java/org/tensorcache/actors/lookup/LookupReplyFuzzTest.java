@@ -21,8 +21,8 @@ import org.tensorcache.store.spec.CacheSpec;
 /**
  * The client's side of the lookup port on arbitrary bytes: a reply frame read as the client reads
  * one ({@link LookupFrames#read}, up to the largest frame), its status read by {@link
- * LookupWire#decodeStatus}, then its body as the reply to a DESCRIBE ({@link
- * LookupWire#decodeSpec}), to a version-3 GET ({@link LookupValues#decodeValues}), to OPEN or
+ * LookupReplies#decodeStatus}, then its body as the reply to a DESCRIBE ({@link
+ * LookupReplies#decodeSpec}), to a version-3 GET ({@link LookupReplies#decodeValues}), to OPEN or
  * RESUME ({@link SessionWire#decodeNextStep}), to NEXT ({@link SessionWire#decodeStep}) or to
  * INPUTS ({@link LookupInputs#decodeReply}).
  *
@@ -89,7 +89,7 @@ class LookupReplyFuzzTest {
     }
     byte status = frame.get(0);
     try {
-      ByteBuffer body = LookupWire.decodeStatus(frame, "fuzz");
+      ByteBuffer body = LookupReplies.decodeStatus(frame, "fuzz");
       assertEquals(LookupWire.OK, status, "a reply of status " + status + " read as OK");
       switch (kind) {
         case DESCRIBE -> describe(body);
@@ -108,19 +108,20 @@ class LookupReplyFuzzTest {
   }
 
   private static void describe(ByteBuffer body) throws IOException {
-    CacheSpec spec = LookupWire.decodeSpec(body);
+    CacheSpec spec = LookupReplies.decodeSpec(body);
     LookupFrames frames = new LookupFrames();
-    assertEquals(spec, LookupWire.decodeSpec(reread(frames, LookupWire.encodeSpec(frames, spec))));
+    assertEquals(
+        spec, LookupReplies.decodeSpec(reread(frames, LookupReplies.encodeSpec(frames, spec))));
   }
 
   private static void values(ByteBuffer body, CacheSpec spec, int count) throws IOException {
     Object[] values = LookupChecks.newValues(spec, count);
-    LookupValues.decodeValues(body, spec, count, values);
+    LookupReplies.decodeValues(body, spec, count, values);
     LookupFrames frames = new LookupFrames();
     ByteBuffer again =
-        reread(frames, LookupValues.encodeValues(frames, LookupWire.VERSION_3, spec, values));
+        reread(frames, LookupReplies.encodeValues(frames, LookupWire.VERSION_3, spec, values));
     Object[] decoded = LookupChecks.newValues(spec, count);
-    LookupValues.decodeValues(again, spec, count, decoded);
+    LookupReplies.decodeValues(again, spec, count, decoded);
     assertValuesEqual(values, decoded);
   }
 
@@ -162,7 +163,7 @@ class LookupReplyFuzzTest {
   private static ByteBuffer reread(LookupFrames frames, ByteBuffer frame) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     frames.send(frame, out);
-    return LookupWire.decodeStatus(
+    return LookupReplies.decodeStatus(
         new LookupFrames().read(new ByteArrayInputStream(out.toByteArray())), "again");
   }
 

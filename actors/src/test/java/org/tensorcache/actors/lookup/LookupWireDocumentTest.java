@@ -75,7 +75,7 @@ class LookupWireDocumentTest {
         example("### OK reply: one field of width 1"),
         bytes(
             frames,
-            LookupValues.encodeValues(
+            LookupReplies.encodeValues(
                 frames, LookupWire.VERSION, LOGP, new Object[] {new float[] {1.5f, -2.0f}})));
   }
 
@@ -104,10 +104,10 @@ class LookupWireDocumentTest {
     String title = "### DESCRIBE round trip";
     byte[] request = bytes(frames, LookupWire.encodeDescribe(frames, c));
     assertArrayEquals(example(title), request);
-    byte[] reply = bytes(frames, LookupWire.encodeSpec(frames, spec));
+    byte[] reply = bytes(frames, LookupReplies.encodeSpec(frames, spec));
     assertArrayEquals(example(title, 1), reply);
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
-    assertEquals(spec, LookupWire.decodeSpec(LookupWire.decodeStatus(body, "doc")));
+    assertEquals(spec, LookupReplies.decodeSpec(LookupReplies.decodeStatus(body, "doc")));
   }
 
   /** The cache of the version-3 examples: a BF16 vector of 2 and an I32 scalar. */
@@ -133,7 +133,7 @@ class LookupWireDocumentTest {
         LookupWire.decodeRequest(new LookupFrames().read(new ByteArrayInputStream(get))).version());
     assertArrayEquals(
         example("#### DESCRIBE reply of a cache with fields `emb`"),
-        bytes(frames, LookupWire.encodeSpec(frames, TYPED)));
+        bytes(frames, LookupReplies.encodeSpec(frames, TYPED)));
 
     short[] emb = {
       HalfFloats.floatToBf16(1.0f),
@@ -145,28 +145,29 @@ class LookupWireDocumentTest {
     byte[] reply = example("#### Version 3 OK reply");
     assertArrayEquals(
         reply,
-        bytes(frames, LookupValues.encodeValues(frames, LookupWire.VERSION_3, TYPED, values)));
+        bytes(frames, LookupReplies.encodeValues(frames, LookupWire.VERSION_3, TYPED, values)));
     Object[] decoded = LookupChecks.newValues(TYPED, 2);
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
-    LookupValues.decodeValues(LookupWire.decodeStatus(body, "doc"), TYPED, 2, decoded);
+    LookupReplies.decodeValues(LookupReplies.decodeStatus(body, "doc"), TYPED, 2, decoded);
     assertArrayEquals(emb, (short[]) decoded[0]);
     assertArrayEquals(new int[] {7, 300_000}, (int[]) decoded[1]);
 
     IllegalArgumentException refused =
         assertThrows(
             IllegalArgumentException.class,
-            () -> LookupValues.checkVersionCarries(LookupWire.VERSION_2, "c", TYPED));
+            () -> LookupWire.checkVersionCarries(LookupWire.VERSION_2, "c", TYPED));
     assertArrayEquals(
         example("#### BAD_REQUEST: a version-2 GET"),
         bytes(
-            frames, LookupWire.encodeError(frames, LookupWire.BAD_REQUEST, refused.getMessage())));
+            frames,
+            LookupReplies.encodeError(frames, LookupWire.BAD_REQUEST, refused.getMessage())));
   }
 
   @Test
   void aDtypeCodeThatIsNotTheFieldsIsAProtocolError() throws Exception {
     LookupFrames frames = new LookupFrames();
     Object[] values = {new short[4], new int[2]};
-    ByteBuffer reply = LookupValues.encodeValues(frames, LookupWire.VERSION_3, TYPED, values);
+    ByteBuffer reply = LookupReplies.encodeValues(frames, LookupWire.VERSION_3, TYPED, values);
     byte[] bytes = bytes(frames, reply);
     bytes[4 + 1 + 2] = 2; // F16 where the field is BF16
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(bytes));
@@ -174,8 +175,8 @@ class LookupWireDocumentTest {
         assertThrows(
             ProtocolException.class,
             () ->
-                LookupValues.decodeValues(
-                    LookupWire.decodeStatus(body, "doc"),
+                LookupReplies.decodeValues(
+                    LookupReplies.decodeStatus(body, "doc"),
                     TYPED,
                     2,
                     LookupChecks.newValues(TYPED, 2)));
@@ -200,19 +201,19 @@ class LookupWireDocumentTest {
     assertArrayEquals(
         reply, bytes(frames, LookupInputs.encodeReply(frames, LookupInputs.json("c", two))));
     ByteBuffer body = new LookupFrames().read(new ByteArrayInputStream(reply));
-    assertEquals(two, LookupInputs.decodeReply(LookupWire.decodeStatus(body, "doc")));
+    assertEquals(two, LookupInputs.decodeReply(LookupReplies.decodeStatus(body, "doc")));
 
     byte[] none = example("#### OK reply to INPUTS: no recorded inputs");
     assertArrayEquals(
         none, bytes(frames, LookupInputs.encodeReply(frames, LookupInputs.json("c", Map.of()))));
     ByteBuffer empty = new LookupFrames().read(new ByteArrayInputStream(none));
-    assertEquals(Map.of(), LookupInputs.decodeReply(LookupWire.decodeStatus(empty, "doc")));
+    assertEquals(Map.of(), LookupInputs.decodeReply(LookupReplies.decodeStatus(empty, "doc")));
 
     // what a node of versions 1 to 3 answers, and what a current node answers a version 5
     String old = "protocol version 4, expected 1, 2 or 3";
     assertArrayEquals(
         example("#### PROTOCOL: INPUTS to a node of versions 1 to 3"),
-        bytes(frames, LookupWire.encodeError(frames, LookupWire.PROTOCOL, old)));
+        bytes(frames, LookupReplies.encodeError(frames, LookupWire.PROTOCOL, old)));
     request[4] = 5;
     ProtocolException newer =
         assertThrows(
@@ -235,12 +236,12 @@ class LookupWireDocumentTest {
     assertEquals("", decoded.cacheId());
     assertArrayEquals(
         example("#### AUTH with the token `s3cret`", 1),
-        bytes(frames, LookupWire.encodeOk(frames)));
+        bytes(frames, LookupReplies.encodeOk(frames)));
     assertArrayEquals(
         example("#### PROTOCOL: a wrong token"),
         bytes(
             frames,
-            LookupWire.encodeError(frames, LookupWire.PROTOCOL, "unauthorized: wrong token")));
+            LookupReplies.encodeError(frames, LookupWire.PROTOCOL, "unauthorized: wrong token")));
     // AUTH is an op of version 3 only
     auth[4] = LookupWire.VERSION_2;
     ProtocolException e =
