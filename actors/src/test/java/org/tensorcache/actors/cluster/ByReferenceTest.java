@@ -10,6 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.cluster.sharding.ShardRegion.CurrentShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.actors.cache.ByReference;
@@ -17,6 +21,7 @@ import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
 
@@ -45,6 +50,9 @@ class ByReferenceTest {
               instanceof ByReference);
       ClusterFillTest.startFill(cluster, cache);
       ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
+      // a shard of a range replicated by reference holds the only copy of its values: it stays
+      // (a range replicated by value stops once complete: ClusterFillTest.awaitNoShards)
+      assertEquals(5, shardEntities(cluster.nodes.get(0)), "every range's shard still runs");
       trainer
           .createTestProbe()
           .awaitAssert(
@@ -64,6 +72,7 @@ class ByReferenceTest {
       TensorCacheClient client = TensorCacheClient.create(trainer.system());
       Batch batch = ClusterFillTest.awaitBatch(trainer, client, cache.cacheId(), all);
       assertArrayEquals(reference[0], batch.floats("chosen_hidden_mean"));
+      assertEquals(5, shardEntities(cluster.nodes.get(0)), "the shards stay after the lookups");
     }
     assertEquals(640, cache.computedExamples.getAndSet(0));
 
@@ -113,5 +122,16 @@ class ByReferenceTest {
         assertArrayEquals(cache.reference()[0], batch.floats(field), cache.cacheId());
       }
     }
+  }
+
+  /** How many shard entities {@code node} hosts. */
+  private static long shardEntities(ActorTestKit node) {
+    TestProbe<CurrentShardRegionState> probe = node.createTestProbe();
+    ClusterSharding.get(node.system())
+        .shardState()
+        .tell(new GetShardRegionState(ShardActor.ENTITY_KEY, probe.ref()));
+    return probe.receiveMessage(Duration.ofSeconds(5)).getShards().stream()
+        .mapToLong(s -> s.getEntityIds().size())
+        .sum();
   }
 }
