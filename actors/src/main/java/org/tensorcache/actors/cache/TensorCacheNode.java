@@ -87,7 +87,7 @@ public final class TensorCacheNode implements Extension {
   }
 
   /** The read view of the blocks gossiped to this node. */
-  ReplicaView replicaView() {
+  public ReplicaView replicaView() {
     return replicaView;
   }
 

@@ -39,7 +39,7 @@ public final class ReplicaPublisher extends AbstractBehavior<ReplicaPublisher.Co
       ActorContext<Command> ctx, ReplicatorMessageAdapter<Command, BlockData> replicator) {
     super(ctx);
     TensorCacheNode node = TensorCacheNode.get(ctx.getSystem());
-    this.view = new ReplicaView(node.registry());
+    this.view = node.replicaView();
     for (CacheDefinition d : node.definitions()) {
       for (int r = 0; r < d.spec().rangeCount(); r++) {
         node.replication(d.cacheId()).followValues(replicator, d.cacheId(), r, Changed::new);

@@ -17,7 +17,6 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.tensorcache.actors.cache.BlockData;
 import org.tensorcache.actors.cache.BlockKey;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.cache.ReplicaView;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
@@ -163,7 +162,7 @@ final class MemoryMeasure {
    */
   private static Map<String, Object> sharedBlocks(ActorSystem<?> system, CacheDefinition cache)
       throws Exception {
-    var view = new ReplicaView(TensorCacheNode.get(system).registry());
+    var view = TensorCacheNode.get(system).replicaView();
     var replicator = DistributedData.get(system).replicator();
     int ranges = cache.spec().rangeCount();
     int same = 0;
