@@ -8,6 +8,7 @@ import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
@@ -68,9 +69,9 @@ final class DpoBench {
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("batch", batch);
     row.put("steps", steps);
-    row.put("cached_step_ms_p50", LookupBench.round2(c));
-    row.put("computed_step_ms_p50", LookupBench.round2(m));
-    row.put("ratio", LookupBench.round2(m / c));
+    row.put("cached_step_ms_p50", Stats.round2(c));
+    row.put("computed_step_ms_p50", Stats.round2(m));
+    row.put("ratio", Stats.round2(m / c));
     return row;
   }
 }

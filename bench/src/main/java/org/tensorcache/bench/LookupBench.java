@@ -1,14 +1,13 @@
 package org.tensorcache.bench;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.bench.report.Table;
 
 /**
  * A trainer's lookup of B random indices from the warm near replica, next to gathering the same
@@ -35,18 +34,21 @@ final class LookupBench {
     Batch everything = client.lookup(cacheId, all);
     float[] chosen = everything.floats("chosen_logp");
     float[] rejected = everything.floats("rejected_logp");
-    List<Map<String, Object>> rows = new ArrayList<>();
-    System.out.printf(
-        "%6s %12s %12s %12s %12s %12s %12s %11s %13s%n",
-        "B",
-        "into p50us",
-        "into p99us",
-        "lookup p50us",
-        "lookup p99us",
-        "array p50us",
-        "array p99us",
-        "into/array",
-        "lookup/array");
+    Table table =
+        new Table(null)
+            .col("batch", "B", "%6d")
+            .json("rounds")
+            .json("warm_up_rounds")
+            .col("into_p50_us", "into p50us", "%12.2f")
+            .col("into_p99_us", "into p99us", "%12.2f")
+            .col("cache_p50_us", "lookup p50us", "%12.2f")
+            .col("cache_p99_us", "lookup p99us", "%12.2f")
+            .col("array_p50_us", "array p50us", "%12.2f")
+            .col("array_p99_us", "array p99us", "%12.2f")
+            .col("p50_ratio", "into/array", "%11.2f") // lookupInto next to the array gather
+            .col("allocating_p50_ratio", "lookup/array", "%13.2f")
+            .col("targets", "", "%s")
+            .json("checksum");
     for (int b : new int[] {32, 256, 4096}) {
       int rounds = size.pick(10_000, 2_000, 40) * 32 / Math.max(32, b / 8);
       SplittableRandom random = new SplittableRandom(b);
@@ -91,43 +93,22 @@ final class LookupBench {
       Arrays.sort(cache);
       Arrays.sort(array);
       Arrays.sort(into);
-      double i50 = into[rounds / 2] / 1e3;
-      double i99 = into[(int) (rounds * 0.99)] / 1e3;
-      double c50 = cache[rounds / 2] / 1e3;
-      double c99 = cache[(int) (rounds * 0.99)] / 1e3;
       double a50 = array[rounds / 2] / 1e3;
-      double a99 = array[(int) (rounds * 0.99)] / 1e3;
-      System.out.printf(
-          "%6d %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f %11.2f %13.2f%s%n",
+      table.row(
           b,
-          i50,
-          i99,
-          c50,
-          c99,
+          rounds,
+          warmUpRounds,
+          into[rounds / 2] / 1e3,
+          into[(int) (rounds * 0.99)] / 1e3,
+          cache[rounds / 2] / 1e3,
+          cache[(int) (rounds * 0.99)] / 1e3,
           a50,
-          a99,
-          i50 / a50,
-          c50 / a50,
-          b == 256 ? "  (targets at B=256: into <= 2, lookup <= 3)" : "");
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("batch", b);
-      row.put("rounds", rounds);
-      row.put("warm_up_rounds", warmUpRounds);
-      row.put("into_p50_us", round2(i50));
-      row.put("into_p99_us", round2(i99));
-      row.put("cache_p50_us", round2(c50));
-      row.put("cache_p99_us", round2(c99));
-      row.put("array_p50_us", round2(a50));
-      row.put("array_p99_us", round2(a99));
-      row.put("p50_ratio", round2(i50 / a50)); // lookupInto next to the array gather
-      row.put("allocating_p50_ratio", round2(c50 / a50));
-      row.put("checksum", sink);
-      rows.add(row);
+          array[(int) (rounds * 0.99)] / 1e3,
+          into[rounds / 2] / 1e3 / a50,
+          cache[rounds / 2] / 1e3 / a50,
+          b == 256 ? " (targets at B=256: into <= 2, lookup <= 3)" : null,
+          sink);
     }
-    return rows;
-  }
-
-  static double round2(double x) {
-    return Math.round(x * 100) / 100.0;
+    return table.print();
   }
 }

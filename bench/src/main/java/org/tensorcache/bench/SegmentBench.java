@@ -7,13 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
+import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.bench.report.Stats;
+import org.tensorcache.bench.report.Table;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.AtomicFiles;
@@ -50,34 +50,40 @@ final class SegmentBench {
   private SegmentBench() {}
 
   static List<Map<String, Object>> run(Path work, RunSize size) throws IOException {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    System.out.printf(
-        "%-12s %6s %10s %11s %11s %7s %11s %11s %7s%n",
-        "case",
-        "files",
-        "bytes/file",
-        "seg_w MB/s",
-        "raw_w MB/s",
-        "w ratio",
-        "seg_r MB/s",
-        "raw_r MB/s",
-        "r ratio",
-        "safe_w MB/s",
-        "w/safe",
-        "chk_r MB/s",
-        "r/chk");
+    Table table =
+        new Table(null)
+            .col("case", "case", "%-12s")
+            .json("range_size")
+            .json("fields")
+            .col("files", "files", "%6d")
+            .col("bytes_per_file", "bytes/file", "%10d")
+            .col("segment_write_mb_s", "seg_w MB/s", "%11.1f")
+            .col("raw_write_fsync_mb_s", "raw_w MB/s", "%11.1f")
+            .col("write_ratio", "w ratio", "%7.2f")
+            .col("segment_read_mb_s", "seg_r MB/s", "%11.1f")
+            .col("raw_read_mb_s", "raw_r MB/s", "%11.1f")
+            .col("read_ratio", "r ratio", "%7.2f")
+            .col("crash_safe_write_floor_mb_s", "safe_w MB/s", "%11.1f")
+            .col("write_ratio_to_floor", "w/safe", "%7.2f")
+            .col("checked_read_floor_mb_s", "chk_r MB/s", "%11.1f")
+            .col("read_ratio_to_floor", "r/chk", "%7.2f")
+            .json("note");
+    for (Case c : CASES) {
+      int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
+      run(table, work.resolve(c.name()), c, files, size.pick(2, 2, 0), size.pick(5, 5, 1));
+    }
+    List<Map<String, Object>> rows = table.print();
     System.out.println(
         "  safe_w: the same bytes written crash-safely (temp file, rename, fsync, directory fsync);"
             + " chk_r: read raw, CRC32C, copied into floats: the least a safe write and a checked"
             + " read do");
-    for (Case c : CASES) {
-      int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
-      rows.add(run(work.resolve(c.name()), c, files, size.pick(2, 2, 0), size.pick(5, 5, 1)));
-    }
     return rows;
   }
 
-  private static Map<String, Object> run(Path dir, Case c, int files, int warmup, int rounds)
+  /** The timed steps of a round, in the order it takes them. */
+  private static final int SEG_W = 0, RAW_W = 1, SAFE_W = 2, SEG_R = 3, RAW_R = 4, CHECK_R = 5;
+
+  private static void run(Table table, Path dir, Case c, int files, int warmup, int rounds)
       throws IOException {
     CacheSpec spec =
         new CacheSpec("bench", (long) files * c.rangeSize(), c.fields(), c.rangeSize());
@@ -87,22 +93,18 @@ final class SegmentBench {
     for (int r = 0; r < files; r++) {
       blocks.add(filled(spec, r, random));
     }
-    double[] segW = new double[rounds + warmup];
-    double[] rawW = new double[rounds + warmup];
-    double[] segR = new double[rounds + warmup];
-    double[] rawR = new double[rounds + warmup];
-    double[] safeW = new double[rounds + warmup];
-    double[] checkR = new double[rounds + warmup];
+    double[][] nanos = new double[6][rounds];
     long bytesPerFile = 0;
     // the first rounds run before the JIT has compiled the codecs: measured, then dropped
-    for (int round = 0; round < rounds + warmup; round++) {
-      clean(dir);
+    for (int round = -warmup; round < rounds; round++) {
+      double[] t = new double[6];
+      Files2.fresh(dir);
       SegmentStore store = SegmentStore.open(dir.resolve("segments"), spec, fp);
       long t0 = System.nanoTime();
       for (Block b : blocks) {
         store.write(b);
       }
-      segW[round] = System.nanoTime() - t0;
+      t[SEG_W] = System.nanoTime() - t0;
       byte[] bytes = Files.readAllBytes(store.pathOf(0));
       bytesPerFile = bytes.length;
       Path raw = Files.createDirectories(dir.resolve("raw"));
@@ -115,90 +117,65 @@ final class SegmentBench {
           ch.force(true);
         }
       }
-      rawW[round] = System.nanoTime() - t0;
+      t[RAW_W] = System.nanoTime() - t0;
       // the least a crash-safe write does: the same bytes through the same temp/rename/fsync path
       Path safe = Files.createDirectories(dir.resolve("safe"));
       t0 = System.nanoTime();
       for (int r = 0; r < files; r++) {
         AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes)));
       }
-      safeW[round] = System.nanoTime() - t0;
+      t[SAFE_W] = System.nanoTime() - t0;
       t0 = System.nanoTime();
       for (int r = 0; r < files; r++) {
         if (store.read(r).isEmpty()) {
           throw new IllegalStateException("segment " + r + " missing right after it was written");
         }
       }
-      segR[round] = System.nanoTime() - t0;
+      t[SEG_R] = System.nanoTime() - t0;
       t0 = System.nanoTime();
       long sink = 0;
       for (int r = 0; r < files; r++) {
         sink += Files.readAllBytes(raw.resolve("f" + r)).length;
       }
-      rawR[round] = System.nanoTime() - t0;
+      t[RAW_R] = System.nanoTime() - t0;
       // the least a checked read does: read, CRC32C of the data, the data copied into floats
       t0 = System.nanoTime();
       for (int r = 0; r < files; r++) {
         sink += checkedFloats(raw.resolve("f" + r));
       }
-      checkR[round] = System.nanoTime() - t0;
+      t[CHECK_R] = System.nanoTime() - t0;
       if (sink != 2 * bytesPerFile * files) {
         throw new IllegalStateException("raw read " + sink + " bytes");
       }
+      for (int k = 0; round >= 0 && k < t.length; k++) {
+        nanos[k][round] = t[k];
+      }
     }
-    clean(dir);
-    segW = Arrays.copyOfRange(segW, warmup, rounds + warmup);
-    rawW = Arrays.copyOfRange(rawW, warmup, rounds + warmup);
-    segR = Arrays.copyOfRange(segR, warmup, rounds + warmup);
-    rawR = Arrays.copyOfRange(rawR, warmup, rounds + warmup);
-    safeW = Arrays.copyOfRange(safeW, warmup, rounds + warmup);
-    checkR = Arrays.copyOfRange(checkR, warmup, rounds + warmup);
-    double mb = bytesPerFile * (double) files / 1e6;
-    double segWrite = mb / (median(segW) / 1e9);
-    double rawWrite = mb / (median(rawW) / 1e9);
-    double segRead = mb / (median(segR) / 1e9);
-    double rawRead = mb / (median(rawR) / 1e9);
-    double safeWrite = mb / (median(safeW) / 1e9);
-    double checkRead = mb / (median(checkR) / 1e9);
-    System.out.printf(
-        "%-12s %6d %10d %11.1f %11.1f %7.2f %11.1f %11.1f %7.2f | %11.1f %7.2f %11.1f %7.2f%n",
+    Files2.fresh(dir);
+    double[] mbs = new double[6];
+    for (int k = 0; k < mbs.length; k++) {
+      mbs[k] = bytesPerFile * (double) files / 1e6 / (Stats.median(nanos[k]) / 1e9);
+    }
+    table.row(
         c.name(),
+        c.rangeSize(),
+        c.fields().stream().map(Object::toString).toList(),
         files,
         bytesPerFile,
-        segWrite,
-        rawWrite,
-        segWrite / rawWrite,
-        segRead,
-        rawRead,
-        segRead / rawRead,
-        safeWrite,
-        segWrite / safeWrite,
-        checkRead,
-        segRead / checkRead);
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("case", c.name());
-    row.put("range_size", c.rangeSize());
-    row.put("fields", c.fields().stream().map(Object::toString).toList());
-    row.put("files", files);
-    row.put("bytes_per_file", bytesPerFile);
-    row.put("segment_write_mb_s", round2(segWrite));
-    row.put("raw_write_fsync_mb_s", round2(rawWrite));
-    row.put("write_ratio", round2(segWrite / rawWrite));
-    row.put("segment_read_mb_s", round2(segRead));
-    row.put("raw_read_mb_s", round2(rawRead));
-    row.put("read_ratio", round2(segRead / rawRead));
-    row.put("crash_safe_write_floor_mb_s", round2(safeWrite));
-    row.put("write_ratio_to_floor", round2(segWrite / safeWrite));
-    row.put("checked_read_floor_mb_s", round2(checkRead));
-    row.put("read_ratio_to_floor", round2(segRead / checkRead));
-    row.put(
-        "note",
-        "reads are from the page cache (warm); medians of "
-            + rounds
-            + " alternating rounds after "
-            + warmup
-            + " warm-up rounds");
-    return row;
+        mbs[SEG_W],
+        mbs[RAW_W],
+        mbs[SEG_W] / mbs[RAW_W],
+        mbs[SEG_R],
+        mbs[RAW_R],
+        mbs[SEG_R] / mbs[RAW_R],
+        mbs[SAFE_W],
+        mbs[SEG_W] / mbs[SAFE_W],
+        mbs[CHECK_R],
+        mbs[SEG_R] / mbs[CHECK_R],
+        String.format(
+            "reads are from the page cache (warm); medians of %d alternating rounds after %d"
+                + " warm-up rounds",
+            rounds, warmup));
   }
 
   /** Reads {@code file}, checksums it and copies it into floats; returns its length. */
@@ -225,26 +202,5 @@ final class SegmentBench {
       block.put(i, values);
     }
     return block;
-  }
-
-  private static double median(double[] xs) {
-    double[] s = xs.clone();
-    Arrays.sort(s);
-    return s[s.length / 2];
-  }
-
-  private static double round2(double x) {
-    return Math.round(x * 100) / 100.0;
-  }
-
-  private static void clean(Path dir) throws IOException {
-    if (Files.exists(dir)) {
-      try (Stream<Path> paths = Files.walk(dir)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
-    Files.createDirectories(dir);
   }
 }

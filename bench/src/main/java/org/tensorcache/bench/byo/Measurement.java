@@ -3,6 +3,7 @@ package org.tensorcache.bench.byo;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * One measurement's figures, from the result a child process wrote: examples per second of the
@@ -47,8 +48,8 @@ record Measurement(
     d.put("tokens", r.path("tokens").asLong());
     d.put("padded_tokens", r.path("padded_tokens").asLong());
     d.put("max_padded_length", r.path("max_padded_length").asInt());
-    d.put("forward_seconds", round(r.path("phases").path("forward_seconds").asDouble(), 3));
-    d.put("load_seconds", round(r.path("load_seconds").asDouble(), 2));
+    d.put("forward_seconds", Stats.round(r.path("phases").path("forward_seconds").asDouble(), 3));
+    d.put("load_seconds", Stats.round(r.path("load_seconds").asDouble(), 2));
     d.put("torch_threads", r.path("torch_threads").asInt());
     d.put("interop_threads", r.path("interop_threads").asInt());
     JsonNode v = r.path("versions");
@@ -77,7 +78,7 @@ record Measurement(
     }
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("warmup_rows", r.path("warmup_rows").asInt());
-    d.put("load_seconds", round(r.path("load_seconds").asDouble(), 2));
+    d.put("load_seconds", Stats.round(r.path("load_seconds").asDouble(), 2));
     d.put("libtorch_threads", r.path("libtorch_threads").asInt());
     d.put("libtorch_interop_threads", r.path("libtorch_interop_threads").asInt());
     d.put("max_heap_mib", r.path("max_heap_mib").asLong());
@@ -88,7 +89,7 @@ record Measurement(
                 d.put(
                     e.getKey(),
                     e.getValue().isNumber()
-                        ? (Object) round(e.getValue().asDouble(), 3)
+                        ? (Object) Stats.round(e.getValue().asDouble(), 3)
                         : e.getValue().asText()));
     return new Measurement(
         true,
@@ -120,8 +121,8 @@ record Measurement(
       m.putAll(detail);
       return m;
     }
-    m.put("examples_per_s", round(examplesPerS, 3));
-    m.put("seconds", round(seconds, 3));
+    m.put("examples_per_s", Stats.round(examplesPerS, 3));
+    m.put("seconds", Stats.round(seconds, 3));
     m.put("peak_rss_mib", ProcMemory.mib(peakRss));
     m.put("rss_before_timed_mib", ProcMemory.mib(rssBeforeTimed));
     if (rssAfterLoad >= 0) {
@@ -129,10 +130,5 @@ record Measurement(
     }
     m.putAll(detail);
     return m;
-  }
-
-  static double round(double v, int digits) {
-    double s = Math.pow(10, digits);
-    return Double.isFinite(v) ? Math.round(v * s) / s : v;
   }
 }

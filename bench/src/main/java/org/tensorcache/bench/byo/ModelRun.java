@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * Everything measured on one model: TRL's batch-size sweep, the rounds of the four sides, the
@@ -115,7 +116,7 @@ final class ModelRun {
       if (why != null) {
         s.put("left_out", why);
       } else {
-        s.put("examples_per_s", Measurement.round(rate(side), 3));
+        s.put("examples_per_s", Stats.round(rate(side), 3));
         s.put("peak_rss_mib", ProcMemory.mib((long) peak(side)));
         s.put(
             "rss_before_timed_mib",
@@ -149,7 +150,7 @@ final class ModelRun {
   /** The median examples/s of the fill over that of {@code side}, or null. */
   Double ratio(String side) {
     double r = rate("tensorcache") / rate(side);
-    return Double.isFinite(r) ? Measurement.round(r, 3) : null;
+    return Double.isFinite(r) ? Stats.round(r, 3) : null;
   }
 
   private List<Double> perRound(String side) {
@@ -157,7 +158,7 @@ final class ModelRun {
             rounds.stream()
                 .map(r -> r.get(side))
                 .filter(x -> x != null && x.ok())
-                .mapToDouble(x -> Measurement.round(x.examplesPerS(), 3))
+                .mapToDouble(x -> Stats.round(x.examplesPerS(), 3))
                 .toArray())
         .boxed()
         .toList();

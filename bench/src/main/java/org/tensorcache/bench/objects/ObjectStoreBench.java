@@ -5,13 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectLocation;
@@ -108,7 +108,7 @@ public final class ObjectStoreBench {
         "%d segments of %d bytes; MB/s (ms per segment), medians of %d rounds%n",
         files, bytes, rounds);
     for (int i = 0; i < names.length; i++) {
-      double seconds = median(t[i]) / 1e9;
+      double seconds = Stats.median(t[i]) / 1e9;
       double mbs = mb / seconds;
       System.out.printf("  %-22s %8.1f MB/s  (%.2f ms)%n", names[i], mbs, seconds * 1000 / files);
       row.put(names[i] + "_mb_s", Math.round(mbs * 10) / 10.0);
@@ -168,11 +168,5 @@ public final class ObjectStoreBench {
           });
     }
     return block;
-  }
-
-  private static double median(double[] xs) {
-    double[] s = xs.clone();
-    Arrays.sort(s);
-    return s[s.length / 2];
   }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * Closed-loop load: each thread sends a request of B random indices, waits for the reply, checks it
@@ -84,12 +85,12 @@ public final class Load {
       row.put("threads", threads);
       row.put("batches_per_s", Math.round(requests / measureS));
       // none when one request outlasts the window (a short run on a busy machine)
-      row.put("p50_us", requests == 0 ? null : round1(all.getValueAtPercentile(50) / 1e3));
-      row.put("p99_us", requests == 0 ? null : round1(all.getValueAtPercentile(99) / 1e3));
+      row.put("p50_us", requests == 0 ? null : Stats.round1(all.getValueAtPercentile(50) / 1e3));
+      row.put("p99_us", requests == 0 ? null : Stats.round1(all.getValueAtPercentile(99) / 1e3));
       for (String name : cpu.keySet()) {
         long used = cpuAfter.get(name) - cpuBefore.get(name);
         if (cpuBefore.get(name) >= 0 && requests > 0) {
-          row.put("cpu_us_per_batch_" + name, round1(used / 1e3 / requests));
+          row.put("cpu_us_per_batch_" + name, Stats.round1(used / 1e3 / requests));
         }
       }
       row.put("requests", requests);
@@ -139,10 +140,5 @@ public final class Load {
       }
     }
     return new long[] {requests, checked};
-  }
-
-  /** {@code x} to one decimal. */
-  public static double round1(double x) {
-    return Math.round(x * 10) / 10.0;
   }
 }

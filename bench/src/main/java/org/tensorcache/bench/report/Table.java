@@ -115,7 +115,7 @@ public final class Table {
         head.append(head.isEmpty() ? "" : " ").append(c.head());
       }
     }
-    System.out.println(head);
+    System.out.println(head.toString().stripTrailing());
     for (Object[] r : rows) {
       StringBuilder line = new StringBuilder();
       for (int i = 0; i < r.length; i++) {
@@ -124,7 +124,7 @@ public final class Table {
           line.append(line.isEmpty() ? "" : " ").append(c.cell(r[i]));
         }
       }
-      System.out.println(line);
+      System.out.println(line.toString().stripTrailing());
     }
     return json();
   }

@@ -20,6 +20,7 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * The memory measurement itself: a node of this JVM fills a warm-up cache, then the measured cache;
@@ -79,10 +80,10 @@ final class MemoryMeasure {
       EmbeddedNodes.Fill timed = node.fill(cache.cacheId(), Duration.ofMinutes(30));
       double fill = timed.seconds();
       node.awaitReplica(0, cache.cacheId(), Duration.ofMinutes(5));
-      r.put("fill_s", ScaleLookup.round2(fill));
+      r.put("fill_s", Stats.round2(fill));
       r.put("status_timeouts", timed.statusTimeouts());
       filled = MemoryProbe.take(dir.resolve("histogram-filled.txt"));
-      say("filled in " + ScaleLookup.round2(fill) + " s; waiting for shards to passivate");
+      say("filled in " + Stats.round2(fill) + " s; waiting for shards to passivate");
       // shard entities keep their own block until they passivate after being idle
       r.put("passivation_wait_s", awaitPassivated(node.system(0), Duration.ofMinutes(5)));
       steady = MemoryProbe.take(dir.resolve("histogram-steady.txt"));
@@ -193,7 +194,7 @@ final class MemoryMeasure {
     while (shardEntities(system) > 0 && System.nanoTime() - t0 < within.toNanos()) {
       Thread.sleep(250);
     }
-    return ScaleLookup.round2((System.nanoTime() - t0) / 1e9);
+    return Stats.round2((System.nanoTime() - t0) / 1e9);
   }
 
   /** Shard entities alive on this node's region, asked of sharding (no heap walk). */

@@ -10,6 +10,7 @@ import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Results;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * Memory and scaling of the cache with a synthetic runner, so that the figures are the cache's own:
@@ -56,12 +57,12 @@ public final class ScaleBench {
         size == RunSize.FULL ? "child JVM, native memory tracking" : "this JVM");
     long tm = System.nanoTime();
     results.put("memory", MemoryBench.run(work, size));
-    results.put("memory_s", ScaleLookup.round2((System.nanoTime() - tm) / 1e9));
+    results.put("memory_s", Stats.round2((System.nanoTime() - tm) / 1e9));
     System.out.println("== fill and lookups as N and the nodes grow ==");
     long ts = System.nanoTime();
     results.put("scaling", ScalingBench.run(work, size));
-    results.put("scaling_s", ScaleLookup.round2((System.nanoTime() - ts) / 1e9));
-    results.put("total_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
+    results.put("scaling_s", Stats.round2((System.nanoTime() - ts) / 1e9));
+    results.put("total_s", Stats.round2((System.nanoTime() - t0) / 1e9));
 
     ScaleTable.print(results);
     Results.write(resultsDir.resolve("scale.json"), results);

@@ -7,6 +7,7 @@ import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * A trainer's lookup of {@link #BATCH} random indices from the warm near replica ({@code lookup},
@@ -76,19 +77,15 @@ final class ScaleLookup {
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("batch", BATCH);
     row.put("rounds", rounds);
-    row.put("cache_p50_us", round2(cache[rounds / 2] / 1e3));
-    row.put("cache_p99_us", round2(cache[(int) (rounds * 0.99)] / 1e3));
-    row.put("into_p50_us", round2(into[rounds / 2] / 1e3));
-    row.put("into_p99_us", round2(into[(int) (rounds * 0.99)] / 1e3));
-    row.put("array_p50_us", round2(array[rounds / 2] / 1e3));
-    row.put("array_p99_us", round2(array[(int) (rounds * 0.99)] / 1e3));
-    row.put("p50_ratio", round2((double) cache[rounds / 2] / Math.max(1, array[rounds / 2])));
+    row.put("cache_p50_us", Stats.round2(cache[rounds / 2] / 1e3));
+    row.put("cache_p99_us", Stats.round2(cache[(int) (rounds * 0.99)] / 1e3));
+    row.put("into_p50_us", Stats.round2(into[rounds / 2] / 1e3));
+    row.put("into_p99_us", Stats.round2(into[(int) (rounds * 0.99)] / 1e3));
+    row.put("array_p50_us", Stats.round2(array[rounds / 2] / 1e3));
+    row.put("array_p99_us", Stats.round2(array[(int) (rounds * 0.99)] / 1e3));
+    row.put("p50_ratio", Stats.round2((double) cache[rounds / 2] / Math.max(1, array[rounds / 2])));
     row.put("values_checked", (long) (rounds + rounds / 4) * BATCH * 4);
     row.put("values_wrong", wrong);
     return row;
-  }
-
-  static double round2(double x) {
-    return Math.round(x * 100) / 100.0;
   }
 }

@@ -11,6 +11,7 @@ import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.RunnerOutput;
 
@@ -58,22 +59,22 @@ final class ScalingBench {
     long t0 = System.nanoTime();
     try (EmbeddedNodes cluster =
         EmbeddedNodes.start(dir.resolve("node"), List.of(def), nodes, Map.of(), List.of("local"))) {
-      row.put("start_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
+      row.put("start_s", Stats.round2((System.nanoTime() - t0) / 1e9));
       EmbeddedNodes.Fill timed = cluster.fill(def.cacheId(), Duration.ofMinutes(30));
       double fill = timed.seconds();
-      row.put("fill_s", ScaleLookup.round2(fill));
+      row.put("fill_s", Stats.round2(fill));
       row.put("status_timeouts", timed.statusTimeouts());
       row.put("fill_examples_per_s", Math.round(n / fill));
       row.put("runner_alone_examples_per_s", Math.round(runnerAlone));
       row.put("computed_per_node", cluster.computedExamples());
       long t1 = System.nanoTime();
       cluster.awaitReplica(0, def.cacheId(), Duration.ofMinutes(5));
-      row.put("replica_wait_s", ScaleLookup.round2((System.nanoTime() - t1) / 1e9));
+      row.put("replica_wait_s", Stats.round2((System.nanoTime() - t1) / 1e9));
       TensorCacheClient client = TensorCacheClient.create(cluster.system(0));
       // enough calls for the JIT to compile the whole lookup path, not only its loops
       row.put("lookup", ScaleLookup.run(client, def.cacheId(), n, rounds));
     }
-    row.put("total_s", ScaleLookup.round2((System.nanoTime() - t0) / 1e9));
+    row.put("total_s", Stats.round2((System.nanoTime() - t0) / 1e9));
     System.out.println("  " + ScaleTable.scalingLine(row));
     return row;
   }

@@ -7,6 +7,7 @@ import java.util.Map;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * The cipher's share of what TLS adds to a lookup: a batch's request and reply (8 bytes an example
@@ -53,7 +54,7 @@ final class CipherFloor {
     Map<String, Object> out = new LinkedHashMap<>();
     for (int batch : batches) {
       microsPerBatch(batch, seconds / 2); // the JIT's intrinsics first
-      out.put(Integer.toString(batch), SecurityBench.round2(microsPerBatch(batch, seconds)));
+      out.put(Integer.toString(batch), Stats.round2(microsPerBatch(batch, seconds)));
     }
     return out;
   }

@@ -24,6 +24,7 @@ import org.tensorcache.bench.remote.ClientProcess;
 import org.tensorcache.bench.remote.CpuMeter;
 import org.tensorcache.bench.remote.Load;
 import org.tensorcache.bench.remote.RemoteBench;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.launch.tls.ClusterCertificates;
 
 /**
@@ -217,8 +218,8 @@ public final class SecureClient {
           long[] sorted = v.clone();
           Arrays.sort(sorted);
           Map<String, Object> m = new LinkedHashMap<>();
-          m.put("median_ms", SecurityBench.round2(sorted[sorted.length / 2] / 1e6));
-          m.put("max_ms", SecurityBench.round2(sorted[sorted.length - 1] / 1e6));
+          m.put("median_ms", Stats.round2(sorted[sorted.length / 2] / 1e6));
+          m.put("max_ms", Stats.round2(sorted[sorted.length - 1] / 1e6));
           out.put(k, m);
         });
     return out;

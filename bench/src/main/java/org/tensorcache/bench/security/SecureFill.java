@@ -15,6 +15,7 @@ import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.scale.ScaleCaches;
 import org.tensorcache.launch.tls.ClusterCertificates;
 import org.tensorcache.launch.tls.TransportSecurity;
@@ -87,18 +88,18 @@ final class SecureFill {
         EmbeddedNodes.start(d.resolve("node"), List.of(def), NODES, overrides, profiles);
     try {
       row.put("transport", TransportSecurity.transport(cluster.system(0).settings().config()));
-      row.put("start_s", SecurityBench.round2((System.nanoTime() - t0) / 1e9));
+      row.put("start_s", Stats.round2((System.nanoTime() - t0) / 1e9));
       EmbeddedNodes.Fill timed = cluster.fill(def.cacheId(), Duration.ofMinutes(10));
       double fill = timed.seconds();
-      row.put("fill_s", SecurityBench.round2(fill));
+      row.put("fill_s", Stats.round2(fill));
       row.put("examples_per_s", Math.round(n / fill));
-      row.put("cpu_us_per_example", SecurityBench.round2(timed.cpuSeconds() * 1e6 / n));
+      row.put("cpu_us_per_example", Stats.round2(timed.cpuSeconds() * 1e6 / n));
       row.put("computed_per_node", cluster.computedExamples());
       long t1 = System.nanoTime();
       for (int node = 0; node < NODES; node++) {
         cluster.awaitReplica(node, def.cacheId(), Duration.ofMinutes(5));
       }
-      row.put("replica_wait_s", SecurityBench.round2((System.nanoTime() - t1) / 1e9));
+      row.put("replica_wait_s", Stats.round2((System.nanoTime() - t1) / 1e9));
       row.put("values_checked", check(cluster, def.cacheId(), n));
     } finally {
       stop(cluster, row);
@@ -128,7 +129,7 @@ final class SecureFill {
       row.put("stop_timed_out", true);
       System.out.println("  a node did not stop in time: " + e.getCause());
     }
-    row.put("stop_s", SecurityBench.round2((System.nanoTime() - t0) / 1e9));
+    row.put("stop_s", Stats.round2((System.nanoTime() - t0) / 1e9));
   }
 
   /** Checks a sample of every node's values against the runner's; returns how many were. */

@@ -15,6 +15,7 @@ import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.launch.tls.ClusterCertificates;
 
 /**
@@ -62,17 +63,17 @@ public final class SecurityBench {
     System.out.println("-- lookups through the lookup port: plain TCP and TLS 1.3 + token --");
     long tl = System.nanoTime();
     Map<String, Object> lookups = SecureLookups.run(dir.resolve("lookups"), certs, token, size);
-    lookups.put("seconds", round1((System.nanoTime() - tl) / 1e9));
+    lookups.put("seconds", Stats.round1((System.nanoTime() - tl) / 1e9));
     System.out.println("-- cluster fill: Artery TCP and Artery TLS --");
     long tf = System.nanoTime();
     Map<String, Object> fill = SecureFill.run(dir.resolve("fill"), certs, size);
-    fill.put("seconds", round1((System.nanoTime() - tf) / 1e9));
+    fill.put("seconds", Stats.round1((System.nanoTime() - tf) / 1e9));
 
-    results.put("load_average_1m", List.of(round1(loadBefore), round1(loadAverage())));
+    results.put("load_average_1m", List.of(Stats.round1(loadBefore), Stats.round1(loadAverage())));
     results.put("lookups", lookups);
     results.put("fill", fill);
     results.put("targets", SecurityReport.targets(lookups, fill));
-    results.put("total_s", round1((System.nanoTime() - t0) / 1e9));
+    results.put("total_s", Stats.round1((System.nanoTime() - t0) / 1e9));
     SecurityReport.print(results);
     Results.write(resultsDir.resolve("security.json"), results);
     SecurityReport.chart(resultsDir.resolve("security.png"), lookups, fill);
@@ -95,13 +96,5 @@ public final class SecurityBench {
 
   private static double loadAverage() {
     return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-  }
-
-  static double round1(double x) {
-    return Math.round(x * 10) / 10.0;
-  }
-
-  static double round2(double x) {
-    return Math.round(x * 100) / 100.0;
   }
 }

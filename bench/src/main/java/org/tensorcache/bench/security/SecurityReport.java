@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * The security benchmark's summaries (medians over the rounds; a ratio is the median of the rounds'
@@ -48,10 +49,10 @@ final class SecurityReport {
       s.put("plain", medians(plain));
       s.put("tls", medians(tls));
       s.put("gather", medians(List.of(g)));
-      s.put("ratio_per_round", Arrays.stream(ratios).map(SecurityBench::round2).boxed().toList());
-      s.put("ratio", SecurityBench.round2(median(ratios)));
+      s.put("ratio_per_round", Arrays.stream(ratios).map(Stats::round2).boxed().toList());
+      s.put("ratio", Stats.round2(Stats.median(ratios)));
       // CPU per batch moves less with what else runs on the machine than batches/s do
-      s.put("cpu_ratio", SecurityBench.round2(median(ratios(tls, plain, SecurityReport::cpu))));
+      s.put("cpu_ratio", Stats.round2(Stats.median(ratios(tls, plain, SecurityReport::cpu))));
       s.put("tls_extra_cpu_us", extraCpu(s));
       s.put("aes_gcm_us", aes.get(batch.toString()));
       // the limit: the same bytes through bare sockets, TLS over plain
@@ -61,7 +62,7 @@ final class SecurityReport {
       s.put("echo_tls", medians(echoTls));
       s.put(
           "echo_ratio",
-          SecurityBench.round2(median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s")))));
+          Stats.round2(Stats.median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s")))));
       out.add(s);
     }
     return out;
@@ -76,13 +77,13 @@ final class SecurityReport {
     double[] ratios = ratios(tls, plain, r -> num(r, "examples_per_s"));
     Map<String, Object> s = new LinkedHashMap<>();
     for (String key : List.of("examples_per_s", "cpu_us_per_example")) {
-      s.put("plain_" + key, median(values(plain, key)));
-      s.put("tls_" + key, median(values(tls, key)));
+      s.put("plain_" + key, Stats.median(values(plain, key)));
+      s.put("tls_" + key, Stats.median(values(tls, key)));
     }
-    s.put("ratio_per_round", Arrays.stream(ratios).map(SecurityBench::round2).boxed().toList());
-    s.put("ratio", SecurityBench.round2(median(ratios)));
+    s.put("ratio_per_round", Arrays.stream(ratios).map(Stats::round2).boxed().toList());
+    s.put("ratio", Stats.round2(Stats.median(ratios)));
     double[] cpu = ratios(tls, plain, r -> num(r, "cpu_us_per_example"));
-    s.put("cpu_ratio", SecurityBench.round2(median(cpu)));
+    s.put("cpu_ratio", Stats.round2(Stats.median(cpu)));
     return s;
   }
 
@@ -252,7 +253,7 @@ final class SecurityReport {
   private static double extraCpu(Map<String, Object> summary) {
     double tls = num((Map<String, Object>) summary.get("tls"), "cpu_us_per_batch");
     double plain = num((Map<String, Object>) summary.get("plain"), "cpu_us_per_batch");
-    return SecurityBench.round1(tls - plain);
+    return Stats.round1(tls - plain);
   }
 
   private static List<Map<String, Object>> pick(
@@ -270,27 +271,16 @@ final class SecurityReport {
   /** The medians of a configuration's rounds: batches/s, latency and CPU per batch. */
   private static Map<String, Object> medians(List<Map<String, Object>> runs) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("batches_per_s", Math.round(median(values(runs, "batches_per_s"))));
-    m.put("p50_us", SecurityBench.round1(median(values(runs, "p50_us"))));
-    m.put("p99_us", SecurityBench.round1(median(values(runs, "p99_us"))));
-    double c = median(runs.stream().mapToDouble(SecurityReport::cpu).toArray());
-    m.put("cpu_us_per_batch", Double.isNaN(c) ? null : SecurityBench.round1(c));
+    m.put("batches_per_s", Math.round(Stats.median(values(runs, "batches_per_s"))));
+    m.put("p50_us", Stats.round1(Stats.median(values(runs, "p50_us"))));
+    m.put("p99_us", Stats.round1(Stats.median(values(runs, "p99_us"))));
+    double c = Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray());
+    m.put("cpu_us_per_batch", Double.isNaN(c) ? null : Stats.round1(c));
     return m;
   }
 
   private static double[] values(List<Map<String, Object>> runs, String key) {
     return runs.stream().mapToDouble(r -> num(r, key)).toArray();
-  }
-
-  /** The median; of an even count, the mean of the middle two; NaN of none. */
-  static double median(double[] values) {
-    if (values.length == 0) {
-      return Double.NaN;
-    }
-    double[] v = values.clone();
-    Arrays.sort(v);
-    int h = v.length / 2;
-    return v.length % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
   }
 
   private static double num(Map<String, Object> row, String key) {

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * The figures of the memory-tiers benchmark: the results file's sections, the table and target
@@ -81,13 +82,14 @@ public final class TiersReport {
     m.put("plain_array_same_batches", array.toMap());
     m.put("random_lookups", random);
     Map<String, Object> targets = new LinkedHashMap<>();
-    targets.put("prefetch_p50_over_in_memory_next", round2(ratio(LoopResults::session)));
-    targets.put("prefetch_p50_over_in_memory_data_path", round2(ratio(LoopResults::dataPath)));
+    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(LoopResults::session)));
+    targets.put(
+        "prefetch_p50_over_in_memory_data_path", Stats.round2(ratio(LoopResults::dataPath)));
     targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
     double hot = prefetch.session().afterFirstStep().hotShare();
     targets.put("hot_share_after_first_step", Math.round(hot * 10_000) / 10_000.0);
     targets.put("hot_share_target", HOT_SHARE_TARGET);
-    targets.put("fill_ratio", round2(fills.ratio()));
+    targets.put("fill_ratio", Stats.round2(fills.ratio()));
     targets.put("fill_ratio_target", FILL_RATIO_TARGET);
     m.put("targets", targets);
     return m;
@@ -198,9 +200,5 @@ public final class TiersReport {
 
   private static String met(boolean met) {
     return met ? "met" : "missed";
-  }
-
-  private static double round2(double x) {
-    return Math.round(x * 100) / 100.0;
   }
 }

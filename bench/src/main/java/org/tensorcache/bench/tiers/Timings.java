@@ -3,6 +3,7 @@ package org.tensorcache.bench.tiers;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.tensorcache.bench.report.Stats;
 
 /**
  * The latencies of a run of timed calls (a lookup, a session step, an array gather).
@@ -35,14 +36,10 @@ public record Timings(double p50Us, double p99Us, double batchesPerS, int count)
   /** The figures for a results file, rounded. */
   public Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("p50_us", round1(p50Us));
-    m.put("p99_us", round1(p99Us));
+    m.put("p50_us", Stats.round1(p50Us));
+    m.put("p99_us", Stats.round1(p99Us));
     m.put("batches_per_s", Math.round(batchesPerS));
     m.put("timed", count);
     return m;
-  }
-
-  static double round1(double x) {
-    return Math.round(x * 10) / 10.0;
   }
 }

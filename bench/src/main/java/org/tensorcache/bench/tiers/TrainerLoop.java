@@ -9,6 +9,7 @@ import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
 import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.TierStats;
 
@@ -71,7 +72,7 @@ public final class TrainerLoop {
       m.put("warm_up_steps", warmUpSteps);
       m.put("hits_after_first_step", afterFirstStep().toMap());
       double lead = meanPrefetchLead();
-      m.put("mean_prefetch_lead_steps", Double.isNaN(lead) ? null : Timings.round1(lead));
+      m.put("mean_prefetch_lead_steps", Double.isNaN(lead) ? null : Stats.round1(lead));
       m.put("prefetches", end.prefetches() - afterFirst.prefetches());
       // hot-tier changes of the cache after the first step: ranges promoted, evicted, and refused
       // for want of room that no reservation held
