@@ -89,14 +89,23 @@ public final class Table {
     return this;
   }
 
-  /** The rows as the results file holds them. */
+  /**
+   * The rows as the results file holds them; a key {@code a/b} is key {@code b} of the object
+   * {@code a} in its row.
+   */
+  @SuppressWarnings("unchecked")
   public List<Map<String, Object>> json() {
     List<Map<String, Object>> out = new ArrayList<>();
     for (Object[] r : rows) {
       Map<String, Object> m = new LinkedHashMap<>();
       for (int i = 0; i < r.length; i++) {
         if (r[i] != null) {
-          m.put(columns.get(i).key(), columns.get(i).json(r[i]));
+          Map<String, Object> into = m;
+          String[] path = columns.get(i).key().split("/");
+          for (int p = 0; p < path.length - 1; p++) {
+            into = (Map<String, Object>) into.computeIfAbsent(path[p], k -> new LinkedHashMap<>());
+          }
+          into.put(path[path.length - 1], columns.get(i).json(r[i]));
         }
       }
       out.add(m);

@@ -11,6 +11,7 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
+import org.tensorcache.bench.report.Table;
 
 /**
  * The security benchmark's summaries (medians over the rounds; a ratio is the median of the rounds'
@@ -26,12 +27,34 @@ final class SecurityReport {
 
   private SecurityReport() {}
 
-  /** One line per batch size and thread count: plain, TLS and the in-process gather. */
+  /**
+   * One line per batch size and thread count: plain, TLS, the bare sockets' echo of the same bytes
+   * (the limit) and the in-process gather, each the medians of its rounds, and the ratios.
+   */
   @SuppressWarnings("unchecked")
-  static List<Map<String, Object>> lookupSummary(Map<String, Object> lookups) {
+  static Table lookupTable(Map<String, Object> lookups) {
+    Table t = new Table(null).col("batch", "B", "%4d").col("threads", "thr", "%3d");
+    for (String side : List.of("plain", "tls")) {
+      String name = side.equals("plain") ? "plain b/s" : "TLS b/s";
+      t.col(side + "/batches_per_s", name, "%9d")
+          .col(side + "/p50_us", "p50 us", "%7.1f")
+          .col(side + "/p99_us", "p99 us", "%7.1f")
+          .col(side + "/cpu_us_per_batch", "cpu us", "%7.1f");
+    }
+    t.col("ratio", "TLS/plain", "%9.2f")
+        .json("ratio_per_round")
+        .json("cpu_ratio")
+        .col("echo_ratio", "echo ratio", "%10.2f")
+        .col("tls_extra_cpu_us", "+cpu us", "%7.1f")
+        .col("aes_gcm_us", "gcm us", "%7.1f")
+        .col("gather/p50_us", "gather p50us", "%12.2f")
+        .col("target", "", "%s");
+    for (String side : List.of("gather/", "echo_plain/", "echo_tls/")) {
+      t.json(side + "batches_per_s").json(side + "p99_us").json(side + "cpu_us_per_batch");
+    }
+    t.json("echo_plain/p50_us").json("echo_tls/p50_us");
     List<Map<String, Object>> rows = (List<Map<String, Object>>) lookups.get("rows");
     Map<String, Object> aes = (Map<String, Object>) lookups.get("aes_gcm_us_per_batch");
-    List<Map<String, Object>> out = new ArrayList<>();
     for (Map<String, Object> g : rows) {
       if (!g.get("system").equals("gather")) {
         continue;
@@ -42,30 +65,57 @@ final class SecurityReport {
           r -> r.get("batch").equals(batch) && r.get("threads").equals(threads);
       List<Map<String, Object>> plain = pick(rows, same, "plain");
       List<Map<String, Object>> tls = pick(rows, same, "tls");
-      double[] ratios = ratios(tls, plain, r -> num(r, "batches_per_s"));
-      Map<String, Object> s = new LinkedHashMap<>();
-      s.put("batch", batch);
-      s.put("threads", threads);
-      s.put("plain", medians(plain));
-      s.put("tls", medians(tls));
-      s.put("gather", medians(List.of(g)));
-      s.put("ratio_per_round", Arrays.stream(ratios).map(Stats::round2).boxed().toList());
-      s.put("ratio", Stats.round2(Stats.median(ratios)));
-      // CPU per batch moves less with what else runs on the machine than batches/s do
-      s.put("cpu_ratio", Stats.round2(Stats.median(ratios(tls, plain, SecurityReport::cpu))));
-      s.put("tls_extra_cpu_us", extraCpu(s));
-      s.put("aes_gcm_us", aes.get(batch.toString()));
-      // the limit: the same bytes through bare sockets, TLS over plain
       List<Map<String, Object>> echoPlain = pick(rows, same, "echo-plain");
       List<Map<String, Object>> echoTls = pick(rows, same, "echo-tls");
-      s.put("echo_plain", medians(echoPlain));
-      s.put("echo_tls", medians(echoTls));
-      s.put(
-          "echo_ratio",
-          Stats.round2(Stats.median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s")))));
-      out.add(s);
+      double[] ratios = ratios(tls, plain, r -> num(r, "batches_per_s"));
+      double ratio = Stats.median(ratios);
+      double[] p = medians(plain);
+      double[] s = medians(tls);
+      double[] gm = medians(List.of(g));
+      double[] ep = medians(echoPlain);
+      double[] et = medians(echoTls);
+      boolean targeted = ((Number) batch).intValue() == 256;
+      t.row(
+          batch,
+          threads,
+          Math.round(p[0]),
+          p[1],
+          p[2],
+          p[3],
+          Math.round(s[0]),
+          s[1],
+          s[2],
+          s[3],
+          ratio,
+          Arrays.stream(ratios).map(Stats::round2).boxed().toList(),
+          // CPU per batch moves less with what else runs on the machine than batches/s do
+          Stats.median(ratios(tls, plain, SecurityReport::cpu)),
+          Stats.median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s"))),
+          s[3] - p[3],
+          aes.get(batch.toString()),
+          gm[1],
+          targeted
+              ? String.format(
+                  " target >= %.2f: %s",
+                  LOOKUP_TARGET, ratio >= LOOKUP_TARGET ? "target met" : "target missed")
+              : null,
+          Math.round(gm[0]),
+          gm[2],
+          finite(gm[3]),
+          Math.round(ep[0]),
+          ep[2],
+          finite(ep[3]),
+          Math.round(et[0]),
+          et[2],
+          finite(et[3]),
+          ep[1],
+          et[1]);
     }
-    return out;
+    return t;
+  }
+
+  private static Double finite(double x) {
+    return Double.isNaN(x) ? null : x;
   }
 
   /** The medians of the fills per transport and of the rounds' TLS / plain ratios. */
@@ -90,7 +140,7 @@ final class SecurityReport {
   /** Adds the summaries to both parts and returns the targets, met or not (never a failure). */
   @SuppressWarnings("unchecked")
   static Map<String, Object> targets(Map<String, Object> lookups, Map<String, Object> fill) {
-    lookups.put("summary", lookupSummary(lookups));
+    lookups.put("summary", lookupTable(lookups).json());
     fill.put("summary", fillSummary(fill));
     Map<String, Object> out = new LinkedHashMap<>();
     for (Map<String, Object> s : (List<Map<String, Object>>) lookups.get("summary")) {
@@ -119,52 +169,7 @@ final class SecurityReport {
     System.out.printf(
         "lookups through the port, N=%,d, median of %s rounds, plain and TLS in turns:%n",
         lookups.get("examples"), lookups.get("rounds"));
-    System.out.printf(
-        "%4s %3s | %9s %7s %7s %7s | %9s %7s %7s %7s | %9s | %10s | %7s %7s | %12s%n",
-        "B",
-        "thr",
-        "plain b/s",
-        "p50 us",
-        "p99 us",
-        "cpu us",
-        "TLS b/s",
-        "p50 us",
-        "p99 us",
-        "cpu us",
-        "TLS/plain",
-        "echo ratio",
-        "+cpu us",
-        "gcm us",
-        "gather p50us");
-    for (Map<String, Object> s : (List<Map<String, Object>>) lookups.get("summary")) {
-      Map<String, Object> p = (Map<String, Object>) s.get("plain");
-      Map<String, Object> t = (Map<String, Object>) s.get("tls");
-      Map<String, Object> g = (Map<String, Object>) s.get("gather");
-      System.out.printf(
-          "%4d %3d | %9.0f %7.1f %7.1f %7.1f | %9.0f %7.1f %7.1f %7.1f | %9.2f | %10.2f | %7.1f"
-              + " %7.1f |"
-              + " %12.2f%s%n",
-          (int) num(s, "batch"),
-          (int) num(s, "threads"),
-          num(p, "batches_per_s"),
-          num(p, "p50_us"),
-          num(p, "p99_us"),
-          num(p, "cpu_us_per_batch"),
-          num(t, "batches_per_s"),
-          num(t, "p50_us"),
-          num(t, "p99_us"),
-          num(t, "cpu_us_per_batch"),
-          num(s, "ratio"),
-          num(s, "echo_ratio"),
-          num(s, "tls_extra_cpu_us"),
-          num(s, "aes_gcm_us"),
-          num(g, "p50_us"),
-          num(s, "batch") == 256
-              ? String.format(
-                  "  target >= %.2f: %s",
-                  LOOKUP_TARGET, num(s, "ratio") >= LOOKUP_TARGET ? "target met" : "target missed")
-              : "");
-    }
+    lookupTable(lookups).print();
     System.out.printf(
         "TLS/plain: batches/s, the median of the rounds' ratios; cpu: client + server CPU per"
             + " batch, +cpu TLS's less plain's; gcm: request and reply sealed and opened with"
@@ -248,14 +253,6 @@ final class SecurityReport {
     return num(run, "cpu_us_per_batch_client") + num(run, "cpu_us_per_batch_server");
   }
 
-  /** TLS's CPU per batch less plain's, in microseconds. */
-  @SuppressWarnings("unchecked")
-  private static double extraCpu(Map<String, Object> summary) {
-    double tls = num((Map<String, Object>) summary.get("tls"), "cpu_us_per_batch");
-    double plain = num((Map<String, Object>) summary.get("plain"), "cpu_us_per_batch");
-    return Stats.round1(tls - plain);
-  }
-
   private static List<Map<String, Object>> pick(
       List<Map<String, Object>> rows, Predicate<Map<String, Object>> same, String system) {
     List<Map<String, Object>> out = new ArrayList<>();
@@ -268,15 +265,14 @@ final class SecurityReport {
     return out;
   }
 
-  /** The medians of a configuration's rounds: batches/s, latency and CPU per batch. */
-  private static Map<String, Object> medians(List<Map<String, Object>> runs) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("batches_per_s", Math.round(Stats.median(values(runs, "batches_per_s"))));
-    m.put("p50_us", Stats.round1(Stats.median(values(runs, "p50_us"))));
-    m.put("p99_us", Stats.round1(Stats.median(values(runs, "p99_us"))));
-    double c = Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray());
-    m.put("cpu_us_per_batch", Double.isNaN(c) ? null : Stats.round1(c));
-    return m;
+  /** The medians of a configuration's rounds: batches/s, p50 and p99 latency, CPU per batch. */
+  private static double[] medians(List<Map<String, Object>> runs) {
+    return new double[] {
+      Stats.median(values(runs, "batches_per_s")),
+      Stats.median(values(runs, "p50_us")),
+      Stats.median(values(runs, "p99_us")),
+      Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray())
+    };
   }
 
   private static double[] values(List<Map<String, Object>> runs, String key) {
