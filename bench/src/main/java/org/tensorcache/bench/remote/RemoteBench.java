@@ -142,7 +142,7 @@ public final class RemoteBench {
     results.put("size", size.label());
     results.put("rows", rows);
     results.put("targets_at_256", RemoteReport.targets(rows));
-    RemoteReport.print(rows);
+    results.put("beside_redis", RemoteReport.print(rows));
     Results.write(resultsDir.resolve("remote.json"), results);
     RemoteReport.chart(resultsDir.resolve("remote.png"), rows);
     System.out.printf("remote bench took %.1f s%n", (System.nanoTime() - t0) / 1e9);

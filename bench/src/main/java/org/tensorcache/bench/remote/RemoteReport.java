@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Table;
 
 /** The table, the targets and the chart of the remote benchmark's rows. */
 final class RemoteReport {
@@ -15,29 +16,27 @@ final class RemoteReport {
    * One line per transport, batch and thread count, beside Redis measured next to it; "cpu" is the
    * CPU time of client and server together per batch.
    */
-  static void print(List<Map<String, Object>> rows) {
-    System.out.printf(
-        "%-6s %4s %3s | %9s %8s %8s %8s | %9s %8s %8s %8s | %6s %6s%n",
-        "system",
-        "B",
-        "thr",
-        "batches/s",
-        "p50 us",
-        "p99 us",
-        "cpu us",
-        "redis b/s",
-        "p50 us",
-        "p99 us",
-        "cpu us",
-        "x tput",
-        "x p99");
+  static Table besideRedis(List<Map<String, Object>> rows) {
+    Table t =
+        new Table(null)
+            .col("system", "system", "%-6s")
+            .col("batch", "B", "%4d")
+            .col("threads", "thr", "%3d");
+    for (String side : List.of("tensorcache", "redis")) {
+      t.col(side + "/batches_per_s", side.equals("redis") ? "redis b/s" : "batches/s", "%9d")
+          .col(side + "/p50_us", "p50 us", "%8.0f")
+          .col(side + "/p99_us", "p99 us", "%8.0f")
+          .col(side + "/cpu_us_per_batch", "cpu us", "%8.0f");
+    }
+    t.col("throughput_ratio", "x tput", "%6.2f")
+        .col("p99_ratio", "x p99", "%6.2f")
+        .col("target", "", "%s");
     for (Map<String, Object> tc : rows) {
       if (tc.get("system").equals("redis")) {
         continue;
       }
       Map<String, Object> redis = redisBeside(rows, tc);
-      System.out.printf(
-          "%-6s %4d %3d | %9d %8.0f %8.0f %8.0f | %9d %8.0f %8.0f %8.0f | %6.2f %6.2f%s%n",
+      t.row(
           tc.get("system"),
           num(tc, "batch").intValue(),
           num(tc, "threads").intValue(),
@@ -51,11 +50,18 @@ final class RemoteReport {
           cpu(redis),
           num(tc, "batches_per_s") / num(redis, "batches_per_s"),
           num(tc, "p99_us") / num(redis, "p99_us"),
-          num(tc, "batch").intValue() == 256 ? "  (target: x tput >= 2, x p99 <= 1)" : "");
+          num(tc, "batch").intValue() == 256 ? " (target: x tput >= 2, x p99 <= 1)" : null);
     }
+    return t;
+  }
+
+  /** Prints {@link #besideRedis} and returns its rows. */
+  static List<Map<String, Object>> print(List<Map<String, Object>> rows) {
+    List<Map<String, Object>> table = besideRedis(rows).print();
     System.out.println(
         "x tput = TensorCache batches/s / Redis; x p99 = TensorCache p99 / Redis;"
             + " cpu = client + server CPU per batch");
+    return table;
   }
 
   /** At B=256, per transport and thread count: whether the targets are met (never a failure). */

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * One table of a report, declared once: its columns (a JSON key, a printed header and a format),
  * then its rows, each given once, which it both prints and gives back as the JSON rows of the
  * results file. A column without a format is in the JSON only; a null value is left out of the JSON
- * and printed blank.
+ * and printed blank, a NaN left out of the JSON.
  */
 public final class Table {
   private static final Pattern WIDTH = Pattern.compile("%(-?)(\\d*)(?:\\.(\\d+))?([a-zA-Z])");
@@ -23,9 +23,14 @@ public final class Table {
       return format != null;
     }
 
-    /** The JSON value of {@code v}: a double rounded two digits past what is printed. */
+    /**
+     * The JSON value of {@code v}: a double rounded two digits past what is printed, none for NaN.
+     */
     Object json(Object v) {
-      if (v instanceof Double d && !d.isNaN() && !d.isInfinite()) {
+      if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
+        return null;
+      }
+      if (v instanceof Double d) {
         int digits = 2;
         if (format != null) {
           Matcher m = WIDTH.matcher(format);
@@ -99,13 +104,14 @@ public final class Table {
     for (Object[] r : rows) {
       Map<String, Object> m = new LinkedHashMap<>();
       for (int i = 0; i < r.length; i++) {
-        if (r[i] != null) {
+        Object v = columns.get(i).json(r[i]);
+        if (v != null) {
           Map<String, Object> into = m;
           String[] path = columns.get(i).key().split("/");
           for (int p = 0; p < path.length - 1; p++) {
             into = (Map<String, Object>) into.computeIfAbsent(path[p], k -> new LinkedHashMap<>());
           }
-          into.put(path[path.length - 1], columns.get(i).json(r[i]));
+          into.put(path[path.length - 1], v);
         }
       }
       out.add(m);
