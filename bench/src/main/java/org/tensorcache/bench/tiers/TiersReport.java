@@ -3,9 +3,11 @@ package org.tensorcache.bench.tiers;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
+import org.tensorcache.bench.report.Table;
 
 /**
  * The figures of the memory-tiers benchmark: the results file's sections, the table and target
@@ -81,6 +83,7 @@ public final class TiersReport {
     m.put("trainer_in_memory", all);
     m.put("plain_array_same_batches", array.toMap());
     m.put("random_lookups", random);
+    m.put("table", table().json());
     Map<String, Object> targets = new LinkedHashMap<>();
     targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(LoopResults::session)));
     targets.put(
@@ -97,25 +100,7 @@ public final class TiersReport {
 
   /** Prints the table and one line per target. */
   public void print() {
-    System.out.printf(
-        "%-46s %9s %9s %10s %9s%n",
-        "B=" + config.batch(), "p50 us", "p99 us", "batches/s", "hot share");
-    row("trainer, prefetch: session next()", prefetch.session());
-    row("trainer, prefetch: data path", prefetch.dataPath());
-    row("trainer, no prefetch: session next()", noPrefetch.session());
-    row("trainer, no prefetch: data path", noPrefetch.dataPath());
-    row("trainer, all in memory: session next()", inMemory.session());
-    row("trainer, all in memory: data path", inMemory.dataPath());
-    row("same batches, all in memory: lookupInto", lookupInto, "");
-    row("same batches, plain short[] gather", array, "");
-    Map<?, ?> hits = (Map<?, ?>) random.get("hits");
-    System.out.printf(
-        "%-46s %9s %9s %10s %9s%n",
-        "random order, budget: lookupInto",
-        random.get("p50_us"),
-        random.get("p99_us"),
-        random.get("batches_per_s"),
-        hits.get("hot_share"));
+    table().print();
     System.out.println(fills.line(FILL_RATIO_TARGET));
     System.out.printf(
         "trainer with prefetch p50 / all in memory p50: session next() %.2f, data path %.2f"
@@ -189,13 +174,39 @@ public final class TiersReport {
     p99.put(name, t.p99Us());
   }
 
-  private void row(String name, TrainerLoop.Result r) {
-    row(name, r.timings(), String.format("%.4f", r.afterFirstStep().hotShare()));
+  /** One line per configuration of B rows: p50, p99, batches/s and the share of hot hits. */
+  private Table table() {
+    Table t =
+        new Table(null)
+            .col("configuration", "B=" + config.batch(), "%-46s")
+            .col("p50_us", "p50 us", "%9.1f")
+            .col("p99_us", "p99 us", "%9.1f")
+            .col("batches_per_s", "batches/s", "%10.0f")
+            .col("hot_share", "hot share", "%9.4f");
+    for (var c : List.of(prefetch, noPrefetch, inMemory)) {
+      String name = c == prefetch ? "prefetch" : c == noPrefetch ? "no prefetch" : "all in memory";
+      row(t, "trainer, " + name + ": session next()", c.session().timings(), c.session());
+      row(t, "trainer, " + name + ": data path", c.dataPath().timings(), c.dataPath());
+    }
+    row(t, "same batches, all in memory: lookupInto", lookupInto, null);
+    row(t, "same batches, plain short[] gather", array, null);
+    Map<?, ?> hits = (Map<?, ?>) random.get("hits");
+    t.row(
+        "random order, budget: lookupInto",
+        ((Number) random.get("p50_us")).doubleValue(),
+        ((Number) random.get("p99_us")).doubleValue(),
+        ((Number) random.get("batches_per_s")).doubleValue(),
+        ((Number) hits.get("hot_share")).doubleValue());
+    return t;
   }
 
-  private void row(String name, Timings t, String hotShare) {
-    System.out.printf(
-        "%-46s %9.1f %9.1f %10.0f %9s%n", name, t.p50Us(), t.p99Us(), t.batchesPerS(), hotShare);
+  private static void row(Table t, String name, Timings timings, TrainerLoop.Result r) {
+    t.row(
+        name,
+        timings.p50Us(),
+        timings.p99Us(),
+        timings.batchesPerS(),
+        r == null ? null : r.afterFirstStep().hotShare());
   }
 
   private static String met(boolean met) {
