@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.report.Results;
+import org.tensorcache.bench.report.Table;
 
 /**
  * The part's results: prints the medians, ratios and targets, and writes {@code byo.json} and
@@ -107,19 +108,28 @@ final class ByoReport {
     System.out.printf(
         "== bring your own model (%s: medians of %d rounds, %s threads) ==%n",
         size.size().label(), size.rounds(), json.get("threads"));
-    System.out.printf(
-        "%-6s %-40s %11s %9s %9s %10s%n",
-        "model", "side", "examples/s", "peak MiB", "TC/side", "padded/real");
+    Table sides =
+        new Table(null)
+            .col("model", "model", "%-6s")
+            .col("side", "side", "%-40s")
+            .col("examples_per_s", "examples/s", "%11.3f")
+            .col("peak_rss_mib", "peak MiB", "%9d")
+            .col("fill_over_side", "TC/side", "%8.2fx")
+            .col("padded_over_real", "padded/real", "%11s")
+            .col("left_out", "", "left out: %s");
     for (ModelRun m : models) {
       byModel.put(m.name, m.toMap());
-      row(m, "tensorcache", "(a) TensorCache fill", "tensorcache_padding_factor");
-      row(m, "trl_default", "(b) TRL batch 8", null);
-      row(m, "trl_best", "(b) TRL best batch (" + m.bestBatch + ")", null);
-      row(m, "bare_loop", "(c) bare DJL loop", "bare_loop_padding_factor");
+      row(sides, m, "tensorcache", "(a) TensorCache fill", "tensorcache_padding_factor");
+      row(sides, m, "trl_default", "(b) TRL batch 8", null);
+      row(sides, m, "trl_best", "(b) TRL best batch (" + m.bestBatch + ")", null);
+      row(sides, m, "bare_loop", "(c) bare DJL loop", "bare_loop_padding_factor");
+      targets(m, targets);
+    }
+    json.put("sides", sides.print());
+    for (ModelRun m : models) {
       System.out.printf(
           "%-6s token budget sweep: %s; best --batch-tokens %d%n",
           m.name, budgets(m), m.bestBudget());
-      targets(m, targets);
     }
     json.put("models", byModel);
     if (memoryCheck != null) {
@@ -145,22 +155,18 @@ final class ByoReport {
     }
   }
 
-  private static void row(ModelRun m, String side, String label, String padding) {
+  private static void row(Table t, ModelRun m, String side, String label, String padding) {
     String why = m.missing(side);
-    if (why != null) {
-      System.out.printf("%-6s %-40s left out: %s%n", m.name, label, firstLine(why));
-      return;
-    }
-    Double ratio = side.equals("tensorcache") ? null : m.ratio(side);
+    boolean measured = why == null;
     Object factor = padding == null ? null : m.padding.get(padding);
-    System.out.printf(
-        "%-6s %-40s %11.3f %9d %9s %10s%n",
+    t.row(
         m.name,
         label,
-        m.rate(side),
-        ProcMemory.mib((long) m.peak(side)),
-        ratio == null ? "" : String.format("%.2fx", ratio),
-        factor == null ? "" : factor);
+        measured ? m.rate(side) : null,
+        measured ? ProcMemory.mib((long) m.peak(side)) : null,
+        measured && !side.equals("tensorcache") ? m.ratio(side) : null,
+        measured && factor != null ? factor.toString() : null,
+        measured ? null : firstLine(why));
   }
 
   private static void targets(ModelRun m, List<Map<String, Object>> out) {
