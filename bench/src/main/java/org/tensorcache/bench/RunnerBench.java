@@ -2,12 +2,11 @@ package org.tensorcache.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.bench.report.Table;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.model.data.SyntheticPreferences;
@@ -28,8 +27,14 @@ final class RunnerBench {
     List<PreferenceExample> examples = ExampleSet.load(file).preferences();
     LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7);
     int repeats = size.pick(3, 1, 1);
-    List<Map<String, Object>> rows = new ArrayList<>();
-    System.out.printf("%12s %10s %14s%n", "micro_batch", "examples", "examples/s");
+    Table table =
+        new Table(null)
+            .col("micro_batch", "%12d")
+            .col("examples", "%10d")
+            .json("repeats")
+            .col("examples_per_s_median", "examples/s", "%14d")
+            .json("examples_per_s_min")
+            .json("examples_per_s_max");
     try (TinyLm lm = TinyLm.create(config)) {
       for (int mb : MICRO_BATCHES) {
         // a micro-batch of 1 is slow: fewer examples keep each figure near a few seconds
@@ -45,19 +50,16 @@ final class RunnerBench {
           rates[r] = count / ((System.nanoTime() - t0) / 1e9);
         }
         Arrays.sort(rates);
-        double median = rates[repeats / 2];
-        System.out.printf("%12d %10d %14.0f%n", mb, count, median);
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("micro_batch", mb);
-        row.put("examples", count);
-        row.put("repeats", repeats);
-        row.put("examples_per_s_median", Math.round(median));
-        row.put("examples_per_s_min", Math.round(rates[0]));
-        row.put("examples_per_s_max", Math.round(rates[repeats - 1]));
-        rows.add(row);
+        table.row(
+            mb,
+            count,
+            repeats,
+            Math.round(rates[repeats / 2]),
+            Math.round(rates[0]),
+            Math.round(rates[repeats - 1]));
       }
     }
     Files.deleteIfExists(file);
-    return rows;
+    return table.print();
   }
 }
