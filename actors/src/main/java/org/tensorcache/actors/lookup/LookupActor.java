@@ -114,17 +114,17 @@ public final class LookupActor extends AbstractBehavior<LookupActor.Command> {
   }
 
   private Behavior<Command> onGetValues(GetValues get) {
-    CacheSpec spec;
+    CacheRegistry.Registered cache;
     try {
-      spec = node.definition(get.cacheId()).spec();
-      LookupChecks.check(get.cacheId(), spec, get.indices(), settings);
+      cache = node.registry().get(get.cacheId());
+      LookupChecks.check(get.cacheId(), cache.definition().spec(), get.indices(), settings);
     } catch (IllegalArgumentException e) {
       get.replyTo().tell(StatusReply.error(e.getMessage()));
       return this;
     }
+    CacheSpec spec = cache.definition().spec();
     long[] indices = get.indices();
     Object[] values = LookupChecks.newValues(spec, indices.length);
-    CacheRegistry.Registered cache = node.registry().get(get.cacheId());
     int[] missing = cache.replication().gather(cache, indices, values, false);
     if (missing.length == 0) {
       get.replyTo().tell(StatusReply.success(new Values(indices, values)));
