@@ -69,47 +69,47 @@ final class SecurityReport {
       List<Map<String, Object>> echoTls = pick(rows, same, "echo-tls");
       double[] ratios = ratios(tls, plain, r -> num(r, "batches_per_s"));
       double ratio = Stats.median(ratios);
-      double[] p = medians(plain);
-      double[] s = medians(tls);
-      double[] gm = medians(List.of(g));
-      double[] ep = medians(echoPlain);
-      double[] et = medians(echoTls);
+      Medians p = medians(plain);
+      Medians s = medians(tls);
+      Medians gm = medians(List.of(g));
+      Medians ep = medians(echoPlain);
+      Medians et = medians(echoTls);
       boolean targeted = ((Number) batch).intValue() == 256;
       t.row(
           batch,
           threads,
-          Math.round(p[0]),
-          p[1],
-          p[2],
-          p[3],
-          Math.round(s[0]),
-          s[1],
-          s[2],
-          s[3],
+          Math.round(p.batchesPerS()),
+          p.p50(),
+          p.p99(),
+          p.cpu(),
+          Math.round(s.batchesPerS()),
+          s.p50(),
+          s.p99(),
+          s.cpu(),
           ratio,
           Arrays.stream(ratios).map(Stats::round2).boxed().toList(),
           // CPU per batch moves less with what else runs on the machine than batches/s do
           Stats.median(ratios(tls, plain, SecurityReport::cpu)),
           Stats.median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s"))),
-          s[3] - p[3],
+          s.cpu() - p.cpu(),
           aes.get(batch.toString()),
-          gm[1],
+          gm.p50(),
           targeted
               ? String.format(
                   " target >= %.2f: %s",
                   LOOKUP_TARGET, ratio >= LOOKUP_TARGET ? "target met" : "target missed")
               : null,
-          Math.round(gm[0]),
-          gm[2],
-          finite(gm[3]),
-          Math.round(ep[0]),
-          ep[2],
-          finite(ep[3]),
-          Math.round(et[0]),
-          et[2],
-          finite(et[3]),
-          ep[1],
-          et[1]);
+          Math.round(gm.batchesPerS()),
+          gm.p99(),
+          finite(gm.cpu()),
+          Math.round(ep.batchesPerS()),
+          ep.p99(),
+          finite(ep.cpu()),
+          Math.round(et.batchesPerS()),
+          et.p99(),
+          finite(et.cpu()),
+          ep.p50(),
+          et.p50());
     }
     return t;
   }
@@ -266,14 +266,16 @@ final class SecurityReport {
   }
 
   /** The medians of a configuration's rounds: batches/s, p50 and p99 latency, CPU per batch. */
-  private static double[] medians(List<Map<String, Object>> runs) {
-    return new double[] {
-      Stats.median(values(runs, "batches_per_s")),
-      Stats.median(values(runs, "p50_us")),
-      Stats.median(values(runs, "p99_us")),
-      Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray())
-    };
+  private static Medians medians(List<Map<String, Object>> runs) {
+    return new Medians(
+        Stats.median(values(runs, "batches_per_s")),
+        Stats.median(values(runs, "p50_us")),
+        Stats.median(values(runs, "p99_us")),
+        Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray()));
   }
+
+  /** The medians of a configuration's rounds, in microseconds but for batches/s. */
+  private record Medians(double batchesPerS, double p50, double p99, double cpu) {}
 
   private static double[] values(List<Map<String, Object>> runs, String key) {
     return runs.stream().mapToDouble(r -> num(r, key)).toArray();
