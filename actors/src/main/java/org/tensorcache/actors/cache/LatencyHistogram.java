@@ -22,6 +22,7 @@ public final class LatencyHistogram {
   };
 
   private final double[] bounds;
+  private final long[] boundNanos;
   private final LongAdder[] counts;
   private final LongAdder sumNanos = new LongAdder();
 
@@ -34,6 +35,10 @@ public final class LatencyHistogram {
       }
     }
     this.bounds = bounds.clone();
+    this.boundNanos = new long[bounds.length];
+    for (int i = 0; i < bounds.length; i++) {
+      boundNanos[i] = Math.round(bounds[i] * 1e9);
+    }
     this.counts = new LongAdder[bounds.length + 1];
     for (int i = 0; i < counts.length; i++) {
       counts[i] = new LongAdder();
@@ -42,10 +47,15 @@ public final class LatencyHistogram {
 
   /** Records one observation of {@code nanos} nanoseconds. */
   public void record(long nanos) {
-    double seconds = Math.max(0, nanos) / 1e9;
-    int i = Arrays.binarySearch(bounds, seconds);
-    counts[i >= 0 ? i : -i - 1].increment(); // a value on a bound belongs to that bucket (le)
-    sumNanos.add(Math.max(0, nanos));
+    long n = Math.max(0, nanos);
+    // a scan from the lowest bucket: on a lookup's path, where most values fall in the first ones,
+    // it costs less than a binary search in seconds
+    int i = 0;
+    while (i < boundNanos.length && n > boundNanos[i]) {
+      i++; // a value on a bound belongs to that bucket (le)
+    }
+    counts[i].increment();
+    sumNanos.add(n);
   }
 
   /** Records the time from {@code startedNanos} ({@link System#nanoTime()}) to now. */

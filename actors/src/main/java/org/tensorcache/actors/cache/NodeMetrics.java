@@ -81,7 +81,6 @@ public final class NodeMetrics {
   }
 
   private final ConcurrentHashMap<String, PerCache> caches = new ConcurrentHashMap<>();
-  private final Map<LookupPath, LongAdder> lookups = new EnumMap<>(LookupPath.class);
   private final Map<LookupPath, LatencyHistogram> lookupLatency = new EnumMap<>(LookupPath.class);
   private final Map<LookupPath, Map<FailureReason, LongAdder>> failures =
       new EnumMap<>(LookupPath.class);
@@ -97,7 +96,6 @@ public final class NodeMetrics {
   /** Every counter at zero. */
   public NodeMetrics() {
     for (LookupPath p : LookupPath.values()) {
-      lookups.put(p, new LongAdder());
       lookupLatency.put(p, new LatencyHistogram(LatencyHistogram.LOOKUP_BOUNDS));
       Map<FailureReason, LongAdder> byReason = new EnumMap<>(FailureReason.class);
       for (FailureReason r : FailureReason.values()) {
@@ -135,13 +133,11 @@ public final class NodeMetrics {
 
   /** A lookup that came in on {@code path} at {@code startedNanos} was answered with its values. */
   public void lookupServed(LookupPath path, long startedNanos) {
-    lookups.get(path).increment();
     lookupLatency.get(path).recordSince(startedNanos);
   }
 
   /** A lookup that came in on {@code path} failed for {@code reason}. */
   public void lookupFailed(LookupPath path, FailureReason reason) {
-    lookups.get(path).increment();
     failures.get(path).get(reason).increment();
   }
 
@@ -211,7 +207,12 @@ public final class NodeMetrics {
 
   /** Lookups on {@code path}, answered or failed. */
   public long lookups(LookupPath path) {
-    return lookups.get(path).sum();
+    // the served ones are the latency histogram's: a served lookup costs no counter of its own
+    long failed = 0;
+    for (LongAdder reason : failures.get(path).values()) {
+      failed += reason.sum();
+    }
+    return lookupLatency.get(path).snapshot().count() + failed;
   }
 
   /** The latency of the lookups on {@code path} answered with values. */

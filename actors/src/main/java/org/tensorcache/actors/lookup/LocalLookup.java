@@ -96,7 +96,11 @@ public final class LocalLookup implements Extension {
    * LookupFailedException}. On failure {@code out} may hold part of the values.
    */
   public void lookupInto(String cacheId, long[] indices, Object[] out) {
-    await(gather(checkInto(cacheId, indices, out), indices, out, true));
+    CacheRegistry.Registered cache = checkInto(cacheId, indices, out);
+    int[] missing = cache.replication().gather(cache, indices, out, true);
+    if (missing.length > 0) { // the common case gathers on this thread and needs nothing more
+      await(new Gathered(cache, indices, out, missing));
+    }
   }
 
   /**
@@ -108,15 +112,15 @@ public final class LocalLookup implements Extension {
     CacheRegistry.Registered cache = node.registry().get(cacheId);
     LookupChecks.checkSize(cacheId, indices, settings);
     Object[] values = LookupChecks.newValues(cache.definition().spec(), indices.length);
-    await(gather(cache, indices, values, true));
+    int[] missing = cache.replication().gather(cache, indices, values, true);
+    if (missing.length > 0) {
+      await(new Gathered(cache, indices, values, missing));
+    }
     return values;
   }
 
-  /** Waits for the missing part of {@code g}, if any, to be computed and written into place. */
+  /** Waits for the missing part of {@code g} to be computed and written into place. */
   private void await(Gathered g) {
-    if (g.missing.length == 0) {
-      return; // the common case: a memory gather on this thread, no future
-    }
     Duration wait = settings.lookupMaxWait().plusSeconds(1);
     try {
       fetchMissing(g, true).toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
