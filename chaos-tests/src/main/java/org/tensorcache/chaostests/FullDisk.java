@@ -73,7 +73,8 @@ final class FullDisk implements AutoCloseable {
         written += chunk.length;
       }
     } catch (IOException full) {
-      if (!String.valueOf(full.getMessage()).contains("No space left")) {
+      // the JDK gives a full disk no type of its own: what tells it apart is the space left
+      if (Files.getFileStore(dir).getUsableSpace() >= chunk.length) {
         throw full;
       }
     }
