@@ -22,14 +22,9 @@ final class Fixtures {
     int dash = layout.lastIndexOf('-');
     int length = Integer.parseInt(layout.substring(dash + 1));
     List<FieldSpec> fields =
-        switch (layout.substring(0, dash)) {
-          case "logp" ->
-              List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"));
-          case "features" -> List.of(FieldSpec.vector("features", 128));
-          default ->
-              throw new IllegalArgumentException(
-                  "layout '" + layout + "', expected logp-N or features-N");
-        };
+        layout.startsWith("logp-")
+            ? List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"))
+            : List.of(FieldSpec.vector("features", 128));
     return new CacheSpec("micro", length, fields, length);
   }
 

@@ -13,7 +13,6 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
-import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 
@@ -28,12 +27,6 @@ public final class MicroBench {
   private static final List<String> BATCHES = List.of("32", "256", "4096");
 
   private MicroBench() {}
-
-  /** Usage: {@code MicroBench [--quick | --smoke] [--out DIR]}. */
-  public static void main(String[] args) throws Exception {
-    PartArgs p = PartArgs.parse(args);
-    run(p.out(), p.size());
-  }
 
   /**
    * Runs every benchmark in one forked JVM with this JVM's class path (a smoke run forks none: one

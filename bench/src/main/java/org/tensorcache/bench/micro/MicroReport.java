@@ -24,7 +24,10 @@ final class MicroReport {
   /** Score and error in ns, by {@code method param}. */
   private final Map<String, double[]> scores = new HashMap<>();
 
-  private final List<Rows> charted = new ArrayList<>();
+  private final List<Chart> charts = new ArrayList<>();
+
+  private record Chart(
+      String png, String title, String yAxis, Map<String, Map<String, Double>> series) {}
 
   MicroReport(Collection<RunResult> runs) {
     for (RunResult run : runs) {
@@ -40,7 +43,7 @@ final class MicroReport {
 
   List<Map<String, Object>> merge(List<String> layouts) {
     ToDoubleFunction<String> bytes = p -> 4.0 * Fixtures.floats(p); // one block's values
-    return new Rows("block merge (element-wise MAX, both blocks complete), per merge")
+    return new Rows("block merge (element-wise MAX, both blocks complete), per merge", layouts)
         .col("layout", "layout", "%-14s", p -> p)
         .col("floats_per_block", "floats", "%9d", Fixtures::floats)
         .scored("merge_ns", "merge ns", "%12.0f", "merge", "Block.merge (copy + merge)")
@@ -61,12 +64,12 @@ final class MicroReport {
             "ns per 1000 floats merged",
             "",
             p -> Fixtures.floats(p) / 1e3)
-        .print(layouts);
+        .print();
   }
 
   List<Map<String, Object>> segments(List<String> layouts, Map<String, Integer> bytes) {
     ToDoubleFunction<String> size = bytes::get;
-    return new Rows("segment encode / strict decode in memory, next to a raw copy")
+    return new Rows("segment encode / strict decode in memory, next to a raw copy", layouts)
         .col("layout", "layout", "%-14s", p -> p)
         .col("segment_bytes", "bytes", "%9d", bytes::get)
         .scored("encode_ns", "encode ns", "%11.0f", "encode", "encode")
@@ -83,11 +86,11 @@ final class MicroReport {
             "ns per KiB of segment",
             "",
             p -> bytes.get(p) / 1024.0)
-        .print(layouts);
+        .print();
   }
 
   List<Map<String, Object>> replies(List<String> batches, Map<String, Map<String, Object>> bytes) {
-    return new Rows("lookup reply, 2 float fields, serialize + deserialize per message")
+    return new Rows("lookup reply, 2 float fields, serialize + deserialize per message", batches)
         .col("batch", "B", "%6d", Integer::valueOf)
         .scored("kryo_ns", "kryo ns", "%10.0f", "kryo", "Kryo (project setup)")
         .scored("kryo_wire_ns", "wire ns", "%11.0f", "kryoWire", "Pekko: StatusReply + Kryo (wire)")
@@ -106,22 +109,13 @@ final class MicroReport {
             "ns per index",
             "B=",
             Double::parseDouble)
-        .print(batches);
+        .print();
   }
 
-  /** Writes the chart of each table printed. */
+  /** Writes the charts of the tables printed. */
   void charts(Path dir) throws IOException {
-    for (Rows rows : charted) {
-      Map<String, Map<String, Double>> series = new LinkedHashMap<>();
-      rows.series.forEach(
-          (method, name) -> {
-            Map<String, Double> bars = new LinkedHashMap<>();
-            for (String p : rows.params) {
-              bars.put(rows.label + p, ns(method, p) / rows.unit.applyAsDouble(p));
-            }
-            series.put(name, bars);
-          });
-      Charts.bars(dir.resolve(rows.png), rows.title, rows.yAxis, series);
+    for (Chart c : charts) {
+      Charts.bars(dir.resolve(c.png()), c.title(), c.yAxis(), c.series());
     }
   }
 
@@ -152,15 +146,11 @@ final class MicroReport {
     private final Table table;
     private final List<Function<String, Object>> cells = new ArrayList<>();
     private final Map<String, String> series = new LinkedHashMap<>(); // chart name by method
-    private List<String> params;
-    private String png;
-    private String title;
-    private String yAxis;
-    private String label;
-    private ToDoubleFunction<String> unit;
+    private final List<String> params;
 
-    Rows(String title) {
-      table = new Table(title);
+    Rows(String title, List<String> params) {
+      this.table = new Table(title);
+      this.params = params;
     }
 
     Rows col(String key, String header, String format, Function<String, Object> cell) {
@@ -182,22 +172,23 @@ final class MicroReport {
       return json(key + "_error", p -> score(method, p)[1]);
     }
 
-    /**
-     * A bar chart of the scores, per row a bar labelled {@code label + param}, over {@code unit}.
-     */
+    /** A chart of the scores so far, per row a bar {@code label + param}, over {@code unit}. */
     Rows chart(
         String png, String title, String yAxis, String label, ToDoubleFunction<String> unit) {
-      this.png = png;
-      this.title = title;
-      this.yAxis = yAxis;
-      this.label = label;
-      this.unit = unit;
+      Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
+      series.forEach(
+          (method, name) -> {
+            Map<String, Double> perParam = new LinkedHashMap<>();
+            for (String p : params) {
+              perParam.put(label + p, ns(method, p) / unit.applyAsDouble(p));
+            }
+            bars.put(name, perParam);
+          });
+      charts.add(new Chart(png, title, yAxis, bars));
       return this;
     }
 
-    List<Map<String, Object>> print(List<String> params) {
-      this.params = params;
-      charted.add(this);
+    List<Map<String, Object>> print() {
       for (String p : params) {
         table.row(cells.stream().map(c -> c.apply(p)).toArray());
       }

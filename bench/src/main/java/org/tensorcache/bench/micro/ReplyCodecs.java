@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -158,9 +159,10 @@ final class ReplyCodecs {
       LookupActor.Values reply = Fixtures.reply(1);
       out.put(
           "serializers",
-          Map.of(
-              "LookupActor.Values", pekko.serializerOf(reply),
-              "StatusReply<ShardActor.Computed>", pekko.serializerOf(wire(reply))));
+          new TreeMap<>(
+              Map.of(
+                  "LookupActor.Values", pekko.serializerOf(reply),
+                  "StatusReply<ShardActor.Computed>", pekko.serializerOf(wire(reply)))));
     }
     return out;
   }
