@@ -41,14 +41,6 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public final class ObjectStoreBench {
   private static final String BUCKET = "bench";
-  private static final String[] STEPS = {
-    "local_segment_write",
-    "object_segment_write",
-    "plain_put_same_bytes",
-    "local_segment_read",
-    "object_segment_read",
-    "plain_get_same_bytes"
-  };
 
   private ObjectStoreBench() {}
 
@@ -67,7 +59,7 @@ public final class ObjectStoreBench {
     }
     Path dir = Files.createDirectories(work.resolve("objects"));
     Path sample = dir.resolve("sample").resolve(SegmentStore.fileName(0));
-    double[][] t = new double[STEPS.length][rounds];
+    Map<String, double[]> t = new LinkedHashMap<>(); // nanoseconds by step, per round
     var credentials =
         StaticCredentialsProvider.create(
             AwsBasicCredentials.create(S3ProxyServer.IDENTITY, S3ProxyServer.CREDENTIAL));
@@ -95,18 +87,17 @@ public final class ObjectStoreBench {
         Segments local = SegmentStore.open(dir.resolve("local-" + tag), spec, fp);
         Segments objects = storage.segments(location, dir.resolve("copies-" + tag), spec, fp);
         Segments reader = storage.segments(location, dir.resolve("reader-" + tag), spec, fp);
-        List<Step> steps =
-            List.of(
-                () -> writeAll(local, blocks),
-                () -> writeAll(objects, blocks),
-                () -> putAll(plain, tag, sample, files),
-                () -> readAll(local, files),
-                () -> readAll(reader, files),
-                () -> getAll(plain, tag, files));
-        for (int i = 0; i < STEPS.length; i++) {
+        Map<String, Step> steps = new LinkedHashMap<>();
+        steps.put("local_segment_write", () -> writeAll(local, blocks));
+        steps.put("object_segment_write", () -> writeAll(objects, blocks));
+        steps.put("plain_put_same_bytes", () -> putAll(plain, tag, sample, files));
+        steps.put("local_segment_read", () -> readAll(local, files));
+        steps.put("object_segment_read", () -> readAll(reader, files));
+        steps.put("plain_get_same_bytes", () -> getAll(plain, tag, files));
+        for (var step : steps.entrySet()) {
           long t0 = System.nanoTime();
-          steps.get(i).run();
-          t[i][round] = System.nanoTime() - t0;
+          step.getValue().run();
+          t.computeIfAbsent(step.getKey(), k -> new double[rounds])[round] = System.nanoTime() - t0;
         }
       }
     }
@@ -117,12 +108,13 @@ public final class ObjectStoreBench {
     System.out.printf(
         "%d segments of %d bytes; MB/s (ms per segment), medians of %d rounds%n",
         files, bytes, rounds);
-    for (int i = 0; i < STEPS.length; i++) {
-      double seconds = Stats.median(t[i]) / 1e9;
+    for (var step : t.entrySet()) {
+      double seconds = Stats.median(step.getValue()) / 1e9;
       double mbs = bytes * (double) files / 1e6 / seconds;
-      System.out.printf("  %-22s %8.1f MB/s  (%.2f ms)%n", STEPS[i], mbs, seconds * 1000 / files);
-      row.put(STEPS[i] + "_mb_s", Math.round(mbs * 10) / 10.0);
-      row.put(STEPS[i] + "_ms_per_segment", Math.round(seconds * 1e6 / files) / 1000.0);
+      String name = step.getKey();
+      System.out.printf("  %-22s %8.1f MB/s  (%.2f ms)%n", name, mbs, seconds * 1000 / files);
+      row.put(name + "_mb_s", Math.round(mbs * 10) / 10.0);
+      row.put(name + "_ms_per_segment", Math.round(seconds * 1e6 / files) / 1000.0);
     }
     row.put(
         "note",
