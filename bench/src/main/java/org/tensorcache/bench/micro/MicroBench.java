@@ -10,47 +10,34 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
-import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 
 /**
- * The JMH micro benchmarks (block merge, segment codec in memory, lookup-reply serialization), each
- * figure next to its reference. Prints a table and writes {@code micro.json} and the charts {@code
- * micro-merge.png}, {@code micro-segments.png} and {@code micro-reply.png} in the results
- * directory. Never fails on a figure: these machines are noisy.
+ * Runs the JMH micro benchmarks ({@link MicroBenchmarks}); prints their tables and writes {@code
+ * micro.json} and the charts {@code micro-merge.png}, {@code micro-segments.png} and {@code
+ * micro-reply.png}. Never fails on a figure: these machines are noisy.
  */
 public final class MicroBench {
-  static final List<String> MERGE_LAYOUTS = List.of("logp-1024", "features-1024");
-  static final List<String> SEGMENT_LAYOUTS = List.of("logp-1024", "features-4096");
-  static final int[] BATCHES = {32, 256, 4096};
+  private static final List<String> MERGE_LAYOUTS = List.of("logp-1024", "features-1024");
+  private static final List<String> SEGMENT_LAYOUTS = List.of("logp-1024", "features-4096");
+  private static final List<String> BATCHES = List.of("32", "256", "4096");
 
   private MicroBench() {}
 
   /**
-   * Usage: {@code MicroBench [--quick | --smoke] [--out DIR]}; DIR defaults to {@code
-   * bench/results}.
-   */
-  public static void main(String[] args) throws Exception {
-    PartArgs p = PartArgs.parse(args);
-    run(p.out(), p.size());
-  }
-
-  /**
-   * Runs every micro benchmark, each in one forked JVM started with this JVM's class path (so it
-   * works from the launcher's {@code bench/target/classes:bench/target/lib/*}), and writes the
-   * results files into {@code resultsDir}; returns what {@code micro.json} holds. A smoke run forks
-   * no JVM: each benchmark runs one short iteration in this one.
+   * Runs every benchmark in one forked JVM with this JVM's class path (a smoke run forks none: one
+   * short iteration each, in this one), writes the results files into {@code resultsDir} and
+   * returns what {@code micro.json} holds.
    */
   public static Map<String, Object> run(Path resultsDir, RunSize size) throws Exception {
     long started = System.nanoTime();
     // checked before timing anything: equal bytes to the product's files, lossless round trips
-    Map<String, Integer> segmentBytes = MicroChecks.segmentBytes(SEGMENT_LAYOUTS);
-    Map<String, Object> replyBytes = MicroChecks.replyBytes(BATCHES);
+    Map<String, Integer> segmentBytes = SegmentBytes.checkedSizes(SEGMENT_LAYOUTS);
+    Map<String, Map<String, Object>> replyBytes = ReplyCodecs.checkedSizes(BATCHES);
 
     // 24 benchmarks, each in a fresh JVM of about a second of start-up (three also start an
     // ActorSystem): quick keeps 0.5 s of iterations each to stay near 40 s on an idle 2-core
@@ -61,37 +48,6 @@ public final class MicroBench {
     int measurements = size.pick(5, 3, 1);
     int forks = size.pick(1, 1, 0);
     String[] jvmArgs = {"-Xmx1g", "-Djava.awt.headless=true"};
-    Options options =
-        new OptionsBuilder()
-            .include("^" + MicroBench.class.getPackageName().replace(".", "\\.") + "\\.")
-            .forks(forks)
-            .jvmArgs(jvmArgs)
-            .warmupIterations(warmups)
-            .warmupTime(TimeValue.milliseconds(iterationMs))
-            .measurementIterations(measurements)
-            .measurementTime(TimeValue.milliseconds(iterationMs))
-            .mode(Mode.AverageTime)
-            .timeUnit(TimeUnit.NANOSECONDS)
-            .shouldFailOnError(true)
-            .verbosity(size == RunSize.FULL ? VerboseMode.NORMAL : VerboseMode.SILENT)
-            .build();
-    System.out.printf(
-        "== JMH micro benchmarks (%s: %d x %d ms warm-up, %d x %d ms measured, %d fork(s) each)"
-            + " ==%n",
-        size.label(), warmups, iterationMs, measurements, iterationMs, forks);
-    Collection<RunResult> runs = new Runner(options).run();
-    if (runs.isEmpty()) {
-      throw new IllegalStateException(
-          "JMH found no benchmarks: META-INF/BenchmarkList is missing from the class path "
-              + System.getProperty("java.class.path"));
-    }
-    MicroReport report = new MicroReport(runs);
-
-    Map<String, Object> results = new LinkedHashMap<>();
-    results.put("benchmark", "micro");
-    results.put("when", Instant.now().toString());
-    results.put("machine", Results.machine());
-    results.put("size", size.label());
     Map<String, Object> settings = new LinkedHashMap<>();
     settings.put("mode", "average time per operation, ns");
     settings.put("forks", forks);
@@ -99,17 +55,44 @@ public final class MicroBench {
     settings.put("measurement", measurements + " x " + iterationMs + " ms");
     settings.put("jvm_args", List.of(jvmArgs));
     settings.put("error", "half-width of JMH's 99.9% confidence interval over the iterations");
+    System.out.printf(
+        "== JMH micro benchmarks (%s: %s warm-up, %s measured, %d fork(s) each) ==%n",
+        size.label(), settings.get("warmup"), settings.get("measurement"), forks);
+    Collection<RunResult> runs =
+        new Runner(
+                new OptionsBuilder()
+                    .include("^" + MicroBenchmarks.class.getName().replace(".", "\\.") + "\\.")
+                    .forks(forks)
+                    .jvmArgs(jvmArgs)
+                    .warmupIterations(warmups)
+                    .warmupTime(TimeValue.milliseconds(iterationMs))
+                    .measurementIterations(measurements)
+                    .measurementTime(TimeValue.milliseconds(iterationMs))
+                    .mode(Mode.AverageTime)
+                    .timeUnit(TimeUnit.NANOSECONDS)
+                    .shouldFailOnError(true)
+                    .verbosity(size == RunSize.FULL ? VerboseMode.NORMAL : VerboseMode.SILENT)
+                    .build())
+            .run();
+    if (runs.isEmpty()) {
+      throw new IllegalStateException(
+          "JMH found no benchmarks: META-INF/BenchmarkList is missing from the class path "
+              + System.getProperty("java.class.path"));
+    }
+    MicroReport report = new MicroReport(runs);
+    Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "micro");
+    results.put("when", Instant.now().toString());
+    results.put("machine", Results.machine());
+    results.put("size", size.label());
     results.put("settings", settings);
     results.put("merge", report.merge(MERGE_LAYOUTS));
     results.put("segments", report.segments(SEGMENT_LAYOUTS, segmentBytes));
     results.put("replies", report.replies(BATCHES, replyBytes));
     results.put("reply_serializers", replyBytes.get("serializers"));
     results.put("wall_s", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
-
     Results.write(resultsDir.resolve("micro.json"), results);
-    report.charts(resultsDir, MERGE_LAYOUTS, SEGMENT_LAYOUTS, BATCHES);
+    report.charts(resultsDir);
     return results;
   }
-
-  /** The same keys as the other results files. */
 }

@@ -2,29 +2,37 @@ package org.tensorcache.bench.micro;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.RunResult;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Table;
 
-/** Turns JMH results into rows (each figure beside its reference), tables and charts. */
+/**
+ * Turns JMH results into tables, each figure beside its reference, and charts of the same scores as
+ * a cost per unit of data (lower is better), so that small and large cases share one scale and a
+ * slow figure's bar stays visible next to a reference tens of times faster.
+ */
 final class MicroReport {
-  /** Score and error in ns, by {@code Class.method param}. */
+  /** Score and error in ns, by {@code method param}. */
   private final Map<String, double[]> scores = new HashMap<>();
 
-  /** Segment bytes by layout, from {@link #segments}. */
-  private final Map<String, Integer> segmentSizes = new HashMap<>();
+  private final List<Chart> charts = new ArrayList<>();
+
+  private record Chart(
+      String png, String title, String yAxis, Map<String, Map<String, Double>> series) {}
 
   MicroReport(Collection<RunResult> runs) {
     for (RunResult run : runs) {
       BenchmarkParams params = run.getParams();
-      String name = params.getBenchmark();
-      String key = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1);
+      String key = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
       for (String p : params.getParamsKeys()) {
         key += " " + params.getParam(p);
       }
@@ -34,206 +42,157 @@ final class MicroReport {
   }
 
   List<Map<String, Object>> merge(List<String> layouts) {
-    Table t =
-        new Table("block merge (element-wise MAX, both blocks complete), per merge")
-            .col("layout", "layout", "%-14s")
-            .col("floats_per_block", "floats", "%9d");
-    scored(t, "merge_ns", "merge ns", "%12.0f");
-    scored(t, "merge_in_place_ns", "inPlace ns", "%13.0f");
-    scored(t, "max_loop_ns", "maxLoop ns", "%12.0f");
-    t.col("in_place_over_loop", "ip/loop", "%8.2f")
-        .json("merge_gb_s")
-        .col("merge_in_place_gb_s", "inPlace GB/s", "%12.2f")
-        .json("max_loop_gb_s")
-        .col("merge_in_place_mfloats_s", "Mfloats/s", "%12.0f");
-    for (String layout : layouts) {
-      var spec = Fixtures.spec(layout);
-      long floats = (long) spec.rangeLength(0) * Fixtures.rowFloats(spec);
-      double merge = ns("MergeBench.merge " + layout);
-      double inPlace = ns("MergeBench.mergeInPlace " + layout);
-      double loop = ns("MergeBench.maxLoop " + layout);
-      t.row(
-          layout,
-          floats,
-          merge,
-          error("MergeBench.merge " + layout),
-          inPlace,
-          error("MergeBench.mergeInPlace " + layout),
-          loop,
-          error("MergeBench.maxLoop " + layout),
-          inPlace / loop,
-          // GB/s of one block's values (floats x 4 bytes) merged per second
-          4.0 * floats / merge,
-          4.0 * floats / inPlace,
-          4.0 * floats / loop,
-          floats / inPlace * 1e3);
-    }
-    return t.print();
+    ToDoubleFunction<String> bytes = p -> 4.0 * Fixtures.floats(p); // one block's values
+    return new Rows("block merge (element-wise MAX, both blocks complete), per merge", layouts)
+        .col("layout", "layout", "%-14s", p -> p)
+        .col("floats_per_block", "floats", "%9d", Fixtures::floats)
+        .scored("merge_ns", "merge ns", "%12.0f", "merge", "Block.merge (copy + merge)")
+        .scored("merge_in_place_ns", "inPlace ns", "%13.0f", "mergeInPlace", "Block.mergeInPlace")
+        .scored("max_loop_ns", "maxLoop ns", "%12.0f", "maxLoop", "MAX loop (reference)")
+        .col("in_place_over_loop", "ip/loop", "%8.2f", ratio("mergeInPlace", "maxLoop"))
+        .json("merge_gb_s", rate("merge", bytes))
+        .col("merge_in_place_gb_s", "inPlace GB/s", "%12.2f", rate("mergeInPlace", bytes))
+        .json("max_loop_gb_s", rate("maxLoop", bytes))
+        .col(
+            "merge_in_place_mfloats_s",
+            "Mfloats/s",
+            "%12.0f",
+            rate("mergeInPlace", p -> Fixtures.floats(p) * 1e3))
+        .chart(
+            "micro-merge.png",
+            "Block merge of two complete ranges",
+            "ns per 1000 floats merged",
+            "",
+            p -> Fixtures.floats(p) / 1e3)
+        .print();
   }
 
   List<Map<String, Object>> segments(List<String> layouts, Map<String, Integer> bytes) {
-    Table t =
-        new Table("segment encode / strict decode in memory, next to a raw copy")
-            .col("layout", "layout", "%-14s")
-            .col("segment_bytes", "bytes", "%9d");
-    scored(t, "encode_ns", "encode ns", "%11.0f");
-    scored(t, "decode_ns", "decode ns", "%11.0f");
-    scored(t, "raw_copy_ns", "rawcopy ns", "%11.0f");
-    t.col("encode_over_raw", "enc/raw", "%8.1f")
-        .col("decode_over_raw", "dec/raw", "%8.1f")
-        .col("encode_gb_s", "enc GB/s", "%9.2f")
-        .col("decode_gb_s", "dec GB/s", "%9.2f")
-        .col("raw_copy_gb_s", "raw GB/s", "%9.2f");
-    for (String layout : layouts) {
-      int size = bytes.get(layout);
-      segmentSizes.put(layout, size);
-      String e = "SegmentCodecBench.encode " + layout;
-      String d = "SegmentCodecBench.decode " + layout;
-      String r = "SegmentCodecBench.rawCopy " + layout;
-      double enc = ns(e);
-      double dec = ns(d);
-      double raw = ns(r);
-      t.row(
-          layout,
-          size,
-          enc,
-          error(e),
-          dec,
-          error(d),
-          raw,
-          error(r),
-          enc / raw,
-          dec / raw,
-          size / enc,
-          size / dec,
-          size / raw);
-    }
-    return t.print();
+    ToDoubleFunction<String> size = bytes::get;
+    return new Rows("segment encode / strict decode in memory, next to a raw copy", layouts)
+        .col("layout", "layout", "%-14s", p -> p)
+        .col("segment_bytes", "bytes", "%9d", bytes::get)
+        .scored("encode_ns", "encode ns", "%11.0f", "encode", "encode")
+        .scored("decode_ns", "decode ns", "%11.0f", "decode", "strict decode")
+        .scored("raw_copy_ns", "rawcopy ns", "%11.0f", "rawCopy", "raw copy (reference)")
+        .col("encode_over_raw", "enc/raw", "%8.1f", ratio("encode", "rawCopy"))
+        .col("decode_over_raw", "dec/raw", "%8.1f", ratio("decode", "rawCopy"))
+        .col("encode_gb_s", "enc GB/s", "%9.2f", rate("encode", size))
+        .col("decode_gb_s", "dec GB/s", "%9.2f", rate("decode", size))
+        .col("raw_copy_gb_s", "raw GB/s", "%9.2f", rate("rawCopy", size))
+        .chart(
+            "micro-segments.png",
+            "Segment encode / decode in memory",
+            "ns per KiB of segment",
+            "",
+            p -> bytes.get(p) / 1024.0)
+        .print();
   }
 
-  List<Map<String, Object>> replies(int[] batches, Map<String, Object> bytes) {
-    Table t = new Table("lookup reply, 2 float fields, serialize + deserialize per message");
-    t.col("batch", "B", "%6d");
-    scored(t, "kryo_ns", "kryo ns", "%10.0f");
-    scored(t, "kryo_wire_ns", "wire ns", "%11.0f");
-    scored(t, "raw_ns", "raw ns", "%10.0f");
-    scored(t, "cbor_ns", "cbor ns", "%10.0f");
-    t.col("bytes_kryo", "kryo B", "%8d")
-        .col("bytes_kryo_wire", "wire B", "%8d")
-        .col("bytes_raw", "raw B", "%8d")
-        .col("bytes_cbor", "cbor B", "%8d")
-        .json("kryo_over_raw")
-        .json("kryo_wire_over_raw")
-        .json("cbor_over_raw");
-    for (int b : batches) {
-      @SuppressWarnings("unchecked")
-      Map<String, Integer> size = (Map<String, Integer>) bytes.get(Integer.toString(b));
-      double kryo = ns("ReplyBench.kryo " + b);
-      double wire = ns("ReplyBench.kryoWire " + b);
-      double raw = ns("ReplyBench.raw " + b);
-      double cbor = ns("ReplyBench.cbor " + b);
-      t.row(
-          b,
-          kryo,
-          error("ReplyBench.kryo " + b),
-          wire,
-          error("ReplyBench.kryoWire " + b),
-          raw,
-          error("ReplyBench.raw " + b),
-          cbor,
-          error("ReplyBench.cbor " + b),
-          size.get("kryo"),
-          size.get("kryo_wire"),
-          size.get("raw"),
-          size.get("cbor"),
-          kryo / raw,
-          wire / raw,
-          cbor / raw);
-    }
-    return t.print();
+  List<Map<String, Object>> replies(List<String> batches, Map<String, Map<String, Object>> bytes) {
+    return new Rows("lookup reply, 2 float fields, serialize + deserialize per message", batches)
+        .col("batch", "B", "%6d", Integer::valueOf)
+        .scored("kryo_ns", "kryo ns", "%10.0f", "kryo", "Kryo (project setup)")
+        .scored("kryo_wire_ns", "wire ns", "%11.0f", "kryoWire", "Pekko: StatusReply + Kryo (wire)")
+        .scored("raw_ns", "raw ns", "%10.0f", "raw", "raw binary")
+        .scored("cbor_ns", "cbor ns", "%10.0f", "cbor", "CBOR")
+        .col("bytes_kryo", "kryo B", "%8d", p -> bytes.get(p).get("kryo"))
+        .col("bytes_kryo_wire", "wire B", "%8d", p -> bytes.get(p).get("kryo_wire"))
+        .col("bytes_raw", "raw B", "%8d", p -> bytes.get(p).get("raw"))
+        .col("bytes_cbor", "cbor B", "%8d", p -> bytes.get(p).get("cbor"))
+        .json("kryo_over_raw", ratio("kryo", "raw"))
+        .json("kryo_wire_over_raw", ratio("kryoWire", "raw"))
+        .json("cbor_over_raw", ratio("cbor", "raw"))
+        .chart(
+            "micro-reply.png",
+            "Lookup reply, serialize + deserialize (2 float fields)",
+            "ns per index",
+            "B=",
+            Double::parseDouble)
+        .print();
   }
 
-  /**
-   * Three charts, each figure's bar beside its reference's, as a cost per unit of data (lower is
-   * better) so that small and large cases share one scale and a slow figure's bar stays visible
-   * next to a reference tens of times faster.
-   */
-  void charts(Path dir, List<String> merges, List<String> segments, int[] batches)
-      throws IOException {
-    Map<String, Map<String, Double>> merge = new LinkedHashMap<>();
-    for (String[] m :
-        new String[][] {
-          {"merge", "Block.merge (copy + merge)"},
-          {"mergeInPlace", "Block.mergeInPlace"},
-          {"maxLoop", "MAX loop (reference)"}
-        }) {
-      Map<String, Double> bars = new LinkedHashMap<>();
-      for (String layout : merges) {
-        var spec = Fixtures.spec(layout);
-        double floats = (double) spec.rangeLength(0) * Fixtures.rowFloats(spec);
-        bars.put(layout, ns("MergeBench." + m[0] + " " + layout) / floats * 1000);
-      }
-      merge.put(m[1], bars);
+  /** Writes the charts of the tables printed. */
+  void charts(Path dir) throws IOException {
+    for (Chart c : charts) {
+      Charts.bars(dir.resolve(c.png()), c.title(), c.yAxis(), c.series());
     }
-    Charts.bars(
-        dir.resolve("micro-merge.png"),
-        "Block merge of two complete ranges",
-        "ns per 1000 floats merged",
-        merge);
-    Map<String, Map<String, Double>> codec = new LinkedHashMap<>();
-    for (String[] m :
-        new String[][] {
-          {"encode", "encode"}, {"decode", "strict decode"}, {"rawCopy", "raw copy (reference)"}
-        }) {
-      Map<String, Double> bars = new LinkedHashMap<>();
-      for (String layout : segments) {
-        double kib = segmentSizes.get(layout) / 1024.0;
-        bars.put(layout, ns("SegmentCodecBench." + m[0] + " " + layout) / kib);
-      }
-      codec.put(m[1], bars);
-    }
-    Charts.bars(
-        dir.resolve("micro-segments.png"),
-        "Segment encode / decode in memory",
-        "ns per KiB of segment",
-        codec);
-    Map<String, Map<String, Double>> perIndex = new LinkedHashMap<>();
-    for (String[] m :
-        new String[][] {
-          {"kryo", "Kryo (project setup)"},
-          {"kryoWire", "Pekko: StatusReply + Kryo (wire)"},
-          {"raw", "raw binary"},
-          {"cbor", "CBOR"}
-        }) {
-      Map<String, Double> bars = new LinkedHashMap<>();
-      for (int b : batches) {
-        bars.put("B=" + b, ns("ReplyBench." + m[0] + " " + b) / b);
-      }
-      perIndex.put(m[1], bars);
-    }
-    Charts.bars(
-        dir.resolve("micro-reply.png"),
-        "Lookup reply, serialize + deserialize (2 float fields)",
-        "ns per index",
-        perIndex);
   }
 
-  private double ns(String key) {
-    double[] s = scores.get(key);
+  private double[] score(String method, String param) {
+    double[] s = scores.get(method + " " + param);
     if (s == null) {
-      throw new IllegalStateException("no JMH result for " + key + ", have " + scores.keySet());
+      throw new IllegalStateException(
+          "no JMH result for " + method + " " + param + ", have " + scores.keySet());
     }
-    return s[0];
+    return s;
   }
 
-  /** A JMH score's column and, in the JSON only, its error's. */
-  private static void scored(Table t, String key, String header, String format) {
-    t.col(key, header, format).json(key + "_error");
+  private double ns(String method, String param) {
+    return score(method, param)[0];
   }
 
-  /** The error of a JMH score, null where JMH gave none (a single fork and iteration). */
-  private Double error(String key) {
-    double e = scores.get(key)[1];
-    return Double.isNaN(e) ? null : e;
+  private Function<String, Object> ratio(String method, String reference) {
+    return p -> ns(method, p) / ns(reference, p);
+  }
+
+  /** {@code amount} per ns of {@code method}: bytes per ns are GB/s. */
+  private Function<String, Object> rate(String method, ToDoubleFunction<String> amount) {
+    return p -> amount.applyAsDouble(p) / ns(method, p);
+  }
+
+  /** A {@link Table} whose cells are functions of the row's param (a layout or a batch size). */
+  private final class Rows {
+    private final Table table;
+    private final List<Function<String, Object>> cells = new ArrayList<>();
+    private final Map<String, String> series = new LinkedHashMap<>(); // chart name by method
+    private final List<String> params;
+
+    Rows(String title, List<String> params) {
+      this.table = new Table(title);
+      this.params = params;
+    }
+
+    Rows col(String key, String header, String format, Function<String, Object> cell) {
+      table.col(key, header, format);
+      cells.add(cell);
+      return this;
+    }
+
+    Rows json(String key, Function<String, Object> cell) {
+      table.json(key);
+      cells.add(cell);
+      return this;
+    }
+
+    /** A JMH score's column, its error's in the JSON only (NaN, so none, where JMH gave none). */
+    Rows scored(String key, String header, String format, String method, String chartName) {
+      series.put(method, chartName);
+      col(key, header, format, p -> ns(method, p));
+      return json(key + "_error", p -> score(method, p)[1]);
+    }
+
+    /** A chart of the scores so far, per row a bar {@code label + param}, over {@code unit}. */
+    Rows chart(
+        String png, String title, String yAxis, String label, ToDoubleFunction<String> unit) {
+      Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
+      series.forEach(
+          (method, name) -> {
+            Map<String, Double> perParam = new LinkedHashMap<>();
+            for (String p : params) {
+              perParam.put(label + p, ns(method, p) / unit.applyAsDouble(p));
+            }
+            bars.put(name, perParam);
+          });
+      charts.add(new Chart(png, title, yAxis, bars));
+      return this;
+    }
+
+    List<Map<String, Object>> print() {
+      for (String p : params) {
+        table.row(cells.stream().map(c -> c.apply(p)).toArray());
+      }
+      return table.print();
+    }
   }
 }

@@ -15,22 +15,29 @@ import org.tensorcache.bench.report.Stats;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectLocation;
-import org.tensorcache.store.objects.ObjectSegmentStore;
 import org.tensorcache.store.objects.ObjectStorage;
 import org.tensorcache.store.objects.ObjectStoreSettings;
 import org.tensorcache.store.segment.SegmentStore;
+import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import org.tensorcache.store.spec.FingerprintInputs;
 import org.tensorcache.testing.S3ProxyServer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Segments written and read through S3-compatible object storage (a real S3Proxy on loopback, its
  * filesystem backend on this machine's disk) next to the same segments in a local directory, and
- * next to what a user would do instead: the same bytes uploaded and downloaded as plain objects
- * with the AWS SDK (no conditional create, no checks). Alternating rounds, medians.
+ * next to what a user would do instead: the same bytes as plain objects with the AWS SDK (no
+ * conditional create, no checks). Alternating rounds, medians.
  */
 public final class ObjectStoreBench {
   private static final String BUCKET = "bench";
@@ -41,13 +48,9 @@ public final class ObjectStoreBench {
   public static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     int files = size.pick(64, 32, 4);
     int rounds = size.pick(5, 3, 1);
-    int rangeSize = 4096;
-    CacheSpec spec =
-        new CacheSpec(
-            "bench",
-            (long) files * rangeSize,
-            List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp")),
-            rangeSize);
+    List<FieldSpec> fields =
+        List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"));
+    CacheSpec spec = new CacheSpec("bench", files * 4096L, fields, 4096);
     Fingerprint fp = Fingerprint.of(new FingerprintInputs("bench", "1", "w", "d", Map.of(), spec));
     List<Block> blocks = new ArrayList<>();
     SplittableRandom random = new SplittableRandom(1);
@@ -55,64 +58,63 @@ public final class ObjectStoreBench {
       blocks.add(filled(spec, r, random));
     }
     Path dir = Files.createDirectories(work.resolve("objects"));
-    double[][] t = new double[6][rounds];
-    long bytes;
+    Path sample = dir.resolve("sample").resolve(SegmentStore.fileName(0));
+    Map<String, double[]> t = new LinkedHashMap<>(); // nanoseconds by step, per round
+    var credentials =
+        StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(S3ProxyServer.IDENTITY, S3ProxyServer.CREDENTIAL));
     try (S3ProxyServer server = S3ProxyServer.start(dir.resolve("s3proxy"));
         ObjectStorage storage =
             ObjectStorage.open(
-                ObjectStoreSettings.defaults().withEndpoint(server.endpoint()),
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(S3ProxyServer.IDENTITY, S3ProxyServer.CREDENTIAL)));
-        PlainObjects plain = new PlainObjects(server.endpoint(), BUCKET)) {
+                ObjectStoreSettings.defaults().withEndpoint(server.endpoint()), credentials);
+        // the plain client set up as an S3-compatible server needs it
+        S3Client plain =
+            S3Client.builder()
+                .httpClientBuilder(Apache5HttpClient.builder())
+                .endpointOverride(server.endpoint())
+                .forcePathStyle(true)
+                .region(Region.US_EAST_1)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .addPlugin(LegacyMd5Plugin.create())
+                .credentialsProvider(credentials)
+                .build()) {
       server.createBucket(BUCKET);
-      Path sample = dir.resolve("sample");
-      SegmentStore.open(sample, spec, fp).write(blocks.get(0));
-      bytes = Files.size(sample.resolve(SegmentStore.fileName(0)));
+      SegmentStore.open(sample.getParent(), spec, fp).write(blocks.get(0));
       for (int round = 0; round < rounds; round++) {
         String tag = "r" + round;
-        SegmentStore local = SegmentStore.open(dir.resolve("local-" + tag), spec, fp);
-        ObjectSegmentStore objects =
-            storage.segments(
-                ObjectLocation.parse("s3://" + BUCKET + "/" + tag),
-                dir.resolve("copies-" + tag),
-                spec,
-                fp);
-        ObjectSegmentStore reader =
-            storage.segments(
-                ObjectLocation.parse("s3://" + BUCKET + "/" + tag),
-                dir.resolve("reader-" + tag),
-                spec,
-                fp);
-        t[0][round] = time(() -> forEach(blocks, local::write));
-        t[1][round] = time(() -> forEach(blocks, objects::write));
-        t[2][round] =
-            time(() -> plain.putAll(tag, sample.resolve(SegmentStore.fileName(0)), files));
-        t[3][round] = time(() -> readAll(local, files));
-        t[4][round] = time(() -> readAll(reader, files));
-        t[5][round] = time(() -> plain.getAll(tag, files));
+        var location = ObjectLocation.parse("s3://" + BUCKET + "/" + tag);
+        Segments local = SegmentStore.open(dir.resolve("local-" + tag), spec, fp);
+        Segments objects = storage.segments(location, dir.resolve("copies-" + tag), spec, fp);
+        Segments reader = storage.segments(location, dir.resolve("reader-" + tag), spec, fp);
+        Map<String, Step> steps = new LinkedHashMap<>();
+        steps.put("local_segment_write", () -> writeAll(local, blocks));
+        steps.put("object_segment_write", () -> writeAll(objects, blocks));
+        steps.put("plain_put_same_bytes", () -> putAll(plain, tag, sample, files));
+        steps.put("local_segment_read", () -> readAll(local, files));
+        steps.put("object_segment_read", () -> readAll(reader, files));
+        steps.put("plain_get_same_bytes", () -> getAll(plain, tag, files));
+        for (var step : steps.entrySet()) {
+          long t0 = System.nanoTime();
+          step.getValue().run();
+          t.computeIfAbsent(step.getKey(), k -> new double[rounds])[round] = System.nanoTime() - t0;
+        }
       }
     }
-    double mb = bytes * (double) files / 1e6;
-    String[] names = {
-      "local_segment_write",
-      "object_segment_write",
-      "plain_put_same_bytes",
-      "local_segment_read",
-      "object_segment_read",
-      "plain_get_same_bytes"
-    };
+    long bytes = Files.size(sample);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("files", files);
     row.put("bytes_per_file", bytes);
     System.out.printf(
         "%d segments of %d bytes; MB/s (ms per segment), medians of %d rounds%n",
         files, bytes, rounds);
-    for (int i = 0; i < names.length; i++) {
-      double seconds = Stats.median(t[i]) / 1e9;
-      double mbs = mb / seconds;
-      System.out.printf("  %-22s %8.1f MB/s  (%.2f ms)%n", names[i], mbs, seconds * 1000 / files);
-      row.put(names[i] + "_mb_s", Math.round(mbs * 10) / 10.0);
-      row.put(names[i] + "_ms_per_segment", Math.round(seconds * 1e6 / files) / 1000.0);
+    for (var step : t.entrySet()) {
+      double seconds = Stats.median(step.getValue()) / 1e9;
+      double mbs = bytes * (double) files / 1e6 / seconds;
+      String name = step.getKey();
+      System.out.printf("  %-22s %8.1f MB/s  (%.2f ms)%n", name, mbs, seconds * 1000 / files);
+      row.put(name + "_mb_s", Math.round(mbs * 10) / 10.0);
+      row.put(name + "_ms_per_segment", Math.round(seconds * 1e6 / files) / 1000.0);
     }
     row.put(
         "note",
@@ -133,18 +135,13 @@ public final class ObjectStoreBench {
     void run() throws IOException;
   }
 
-  private interface Writer {
-    void write(Block b) throws IOException;
-  }
-
-  private static void forEach(List<Block> blocks, Writer writer) throws IOException {
+  private static void writeAll(Segments store, List<Block> blocks) throws IOException {
     for (Block b : blocks) {
-      writer.write(b);
+      store.write(b);
     }
   }
 
-  private static void readAll(org.tensorcache.store.segment.Segments store, int files)
-      throws IOException {
+  private static void readAll(Segments store, int files) throws IOException {
     for (int r = 0; r < files; r++) {
       if (store.read(r).isEmpty()) {
         throw new IllegalStateException("segment " + r + " missing right after it was written");
@@ -152,20 +149,33 @@ public final class ObjectStoreBench {
     }
   }
 
-  private static double time(Step step) throws IOException {
-    long t0 = System.nanoTime();
-    step.run();
-    return System.nanoTime() - t0;
+  /** Uploads {@code file} {@code n} times under {@code prefix}. */
+  private static void putAll(S3Client client, String prefix, Path file, int n) {
+    for (int i = 0; i < n; i++) {
+      String key = "plain/" + prefix + "/" + i;
+      client.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromFile(file));
+    }
+  }
+
+  /** Downloads every object {@link #putAll} uploaded, as bytes in memory. */
+  private static void getAll(S3Client client, String prefix, int n) {
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      String key = "plain/" + prefix + "/" + i;
+      total += client.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray().length;
+    }
+    if (total == 0) {
+      throw new IllegalStateException("downloaded nothing under " + prefix);
+    }
   }
 
   private static Block filled(CacheSpec spec, int range, SplittableRandom random) {
     Block block = Block.empty(spec, range);
     for (long i = block.start(); i < block.start() + block.length(); i++) {
-      block.put(
-          i,
-          new float[][] {
-            {(float) (-50 * random.nextDouble())}, {(float) (-50 * random.nextDouble())}
-          });
+      float[][] values = {
+        {(float) (-50 * random.nextDouble())}, {(float) (-50 * random.nextDouble())}
+      };
+      block.put(i, values);
     }
     return block;
   }

@@ -13,9 +13,7 @@ import org.tensorcache.actors.lookup.LookupActor;
  * its fields an {@code Object[]} of {@code float[]}.
  */
 class ReplyCodecsTest {
-  private static final float[][] FIELDS = Fixtures.replyValues(32, 2);
-  private static final LookupActor.Values REPLY =
-      new LookupActor.Values(Fixtures.indices(32, 1), new Object[] {FIELDS[0], FIELDS[1]});
+  private static final LookupActor.Values REPLY = Fixtures.reply(32);
 
   @Test
   void cborReadsBackFloatFields() throws Exception {
