@@ -8,12 +8,8 @@ import java.util.function.Supplier;
 import org.tensorcache.bench.fixture.RunSize;
 
 /**
- * One part of the benchmarks.
- *
- * @param name what {@code --only} takes
- * @param heading the line printed before it runs
- * @param needs what it needs that a machine may lack: the reason it is left out, or empty to run
- * @param body how it runs
+ * One part of the benchmarks: its {@code --only} name, the heading printed before it runs, and why
+ * it is left out on a machine that lacks what it needs (empty: it runs).
  */
 record Part(String name, String heading, Supplier<Optional<String>> needs, Body body) {
   /** What a part runs on. */
