@@ -19,11 +19,9 @@ import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
-import org.tensorcache.model.lm.LmConfig;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
-import org.tensorcache.model.text.ByteTokenizer;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -47,18 +45,16 @@ final class ClusterBench {
     SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, n);
     ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
     Path modelDir = dir.resolve("model");
-    try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7))) {
+    try (TinyLm lm = TinyLm.create(RunnerBench.DEMO_MODEL)) {
       lm.save(modelDir);
     }
     // the same cache under a second name: filled after the first on the same node, it shows the
     // fill on a warm JVM, as the bare loop is timed on a warm runner
-    List<String> cacheIds = new ArrayList<>();
     List<CacheDefinition> definitions = new ArrayList<>();
     for (String name : List.of("bench-ref", "bench-ref-again")) {
       try (ModelRunner runner = runner(modelDir)) {
         CacheSpec spec = new CacheSpec(name, n, runner.fields(), Math.min(n, 1024));
         var fp = CacheDefinition.fingerprint(runner, data, spec);
-        cacheIds.add(fp.cacheId());
         definitions.add(
             new CacheDefinition(
                 spec, fp, data, () -> runner(modelDir), dir.resolve(name), MICRO_BATCH));
@@ -67,17 +63,19 @@ final class ClusterBench {
     Rate bareBefore = bareLoop(modelDir, data, n);
     NodeLauncher.Node node =
         NodeLauncher.startLocal(dir.resolve("node"), definitions, Duration.ofMinutes(2));
+    String cacheId = definitions.get(0).fingerprint().cacheId();
     Map<String, Object> out = new LinkedHashMap<>();
     try {
       // the fill is timed on a started node, as the bare loop is timed on a loaded runner: the
       // coordinator singleton's start (recovery from the journal) is reported apart
       long ready0 = System.nanoTime();
-      ClusterFill.status(node.system(), node.coordinator(), cacheIds.get(0));
+      ClusterFill.status(node.system(), node.coordinator(), cacheId);
       double ready = (System.nanoTime() - ready0) / 1e9;
       System.out.printf("coordinator ready %.2f s after the node was Up%n", ready);
       out.put("coordinator_ready_s", Math.round(ready * 100) / 100.0);
       List<Rate> fills = new ArrayList<>();
-      for (String id : cacheIds) {
+      for (CacheDefinition d : definitions) {
+        String id = d.fingerprint().cacheId();
         fills.add(measure(n, i -> ClusterFill.run(node.system(), node.coordinator(), id, false)));
       }
       // the bare loop before and after the fills: the machine's speed drifts within minutes
@@ -108,8 +106,8 @@ final class ClusterBench {
       out.put("warm_fill", rows.get(2));
       out.put("fill_ratio", rows.get(2).get("ratio"));
       TensorCacheClient client = TensorCacheClient.create(node.system());
-      out.put("lookup", LookupBench.run(client, cacheIds.get(0), n, size));
-      out.put("dpo", DpoBench.run(client, cacheIds.get(0), data, modelDir, size));
+      out.put("lookup", LookupBench.run(client, cacheId, n, size));
+      out.put("dpo", DpoBench.run(client, cacheId, data, modelDir, size));
     } finally {
       NodeLauncher.stop(node.system());
     }

@@ -35,14 +35,13 @@ final class DpoBench {
     long[] indices = new long[BATCH];
     List<PreferenceExample> examples = new ArrayList<>();
     SplittableRandom random = new SplittableRandom(3);
-    Rounds t;
     try (TinyLm reference = TinyLm.load(modelDir);
         DpoTrainer withCache = new DpoTrainer(reference, DpoConfig.DEFAULTS);
         DpoTrainer withModel = new DpoTrainer(reference, DpoConfig.DEFAULTS);
         ReferenceLogprobRunner refRunner =
             new ReferenceLogprobRunner(TinyLm.load(modelDir), BATCH, 512)) {
       ComputedReferenceLogprobs uncached = new ComputedReferenceLogprobs(refRunner, data);
-      t =
+      Rounds t =
           Rounds.time(
               size.pick(3, 3, 0),
               0,
@@ -62,18 +61,18 @@ final class DpoBench {
                     new RefLogprobs(values.floats("chosen_logp"), values.floats("rejected_logp")));
               },
               i -> withModel.step(examples, uncached));
+      double cached = t.at(0, 0.5) / 1e6;
+      double computed = t.at(1, 0.5) / 1e6;
+      return new Table("dpo step, ms (p50)")
+          .col("batch", "B", "%3d")
+          .json("steps")
+          .col("cached_step_ms_p50", "cached", "%8.1f")
+          .col("computed_step_ms_p50", "computed reference", "%18.1f")
+          .col("ratio", "%6.2f")
+          .col("ratio_target", "target", ">= %.2f")
+          .row(BATCH, steps, cached, computed, computed / cached, 1.25)
+          .print()
+          .get(0);
     }
-    double cached = t.at(0, 0.5) / 1e6;
-    double computed = t.at(1, 0.5) / 1e6;
-    return new Table("dpo step, ms (p50)")
-        .col("batch", "B", "%3d")
-        .json("steps")
-        .col("cached_step_ms_p50", "cached", "%8.1f")
-        .col("computed_step_ms_p50", "computed reference", "%18.1f")
-        .col("ratio", "%6.2f")
-        .col("ratio_target", "target", ">= %.2f")
-        .row(BATCH, steps, cached, computed, computed / cached, 1.25)
-        .print()
-        .get(0);
   }
 }

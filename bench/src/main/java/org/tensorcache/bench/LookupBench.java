@@ -16,9 +16,8 @@ import org.tensorcache.bench.report.Table;
  */
 final class LookupBench {
   /**
-   * The least warm-up per batch size, for all three paths alike. A quarter of the rounds alone is a
-   * few tens of milliseconds, and on a loaded machine the optimizing compiler had not compiled the
-   * lookup path by then: a quick run measured its first-tier code.
+   * The least warm-up per batch size, for all three paths: a quarter of the rounds alone, a few
+   * tens of ms, left a loaded machine's quick run measuring the lookup path's first-tier code.
    */
   private static final long WARM_UP_NANOS = 2_000_000_000L;
 

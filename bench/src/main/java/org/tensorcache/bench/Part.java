@@ -26,18 +26,6 @@ record Part(String name, String heading, Supplier<Optional<String>> needs, Body 
     return new Part(name, heading, Optional::empty, body);
   }
 
-  /** A part that needs {@code program} on the PATH; {@code install} says how to get it. */
-  static Part needing(String program, String install, String name, String heading, Body body) {
-    return new Part(
-        name,
-        heading,
-        () ->
-            onPath(program)
-                ? Optional.empty()
-                : Optional.of("no " + program + " on the PATH (" + install + ")"),
-        body);
-  }
-
   /** Whether {@code program} is an executable in a directory of the PATH. */
   static boolean onPath(String program) {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {

@@ -32,12 +32,7 @@ final class Parts {
           Part.of(
               "segments",
               "segments against raw I/O of the same bytes",
-              r ->
-                  write(
-                      r,
-                      "foundation",
-                      "segments",
-                      SegmentBench.run(r.work().resolve("segments"), r.size()))),
+              r -> write(r, "foundation", "segments", SegmentBench.run(r.work(), r.size()))),
           Part.of(
               "cluster",
               "embedded cluster next to its references",
@@ -51,11 +46,13 @@ final class Parts {
               "micro",
               "JMH micro benchmarks: merge, segment codec, reply serialization",
               r -> MicroBench.run(r.resultsDir(), r.size())),
-          Part.needing(
-              "redis-server",
-              "Debian: apt-get install redis",
+          new Part(
               "remote",
               "remote lookups (no replica) next to Redis MGET",
+              () ->
+                  Part.onPath("redis-server")
+                      ? Optional.empty()
+                      : Optional.of("no redis-server on the PATH (Debian: apt-get install redis)"),
               r -> RemoteBench.run(r.work(), r.resultsDir(), r.size())),
           Part.of(
               "tiers",

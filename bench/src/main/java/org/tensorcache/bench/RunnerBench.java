@@ -16,6 +16,8 @@ import org.tensorcache.model.text.ByteTokenizer;
 
 /** Examples per second of the reference runner at the demo's model size, per micro-batch size. */
 final class RunnerBench {
+  static final LmConfig DEMO_MODEL = new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7);
+
   private RunnerBench() {}
 
   static List<Map<String, Object>> run(Path work, RunSize size) throws Exception {
@@ -31,7 +33,7 @@ final class RunnerBench {
             .col("examples_per_s_median", "examples/s", "%14d")
             .json("examples_per_s_min")
             .json("examples_per_s_max");
-    try (TinyLm lm = TinyLm.create(new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7))) {
+    try (TinyLm lm = TinyLm.create(DEMO_MODEL)) {
       for (int mb : new int[] {1, 8, 32, 64, 128, 256}) {
         // a micro-batch of 1 is slow: fewer examples keep each figure near a few seconds
         int count = mb == 1 ? 256 : mb < 32 ? 1024 : 4096;

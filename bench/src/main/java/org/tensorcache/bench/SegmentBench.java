@@ -39,6 +39,10 @@ final class SegmentBench {
           new Case("logp-64k", 65536, LOGP, 16),
           new Case("features-4k", 4096, List.of(FieldSpec.vector("features", 128)), 8));
 
+  private static final String NOTE =
+      "reads are from the page cache (warm); medians of %d alternating rounds after %d warm-up"
+          + " rounds";
+
   /** Results of the checked read's work, kept where the JIT cannot drop them. */
   private static volatile long sinkBits;
 
@@ -64,8 +68,7 @@ final class SegmentBench {
             .col("read_ratio_to_floor", "r/chk", "%7.2f")
             .json("note");
     for (Case c : CASES) {
-      int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
-      run(table, work.resolve(c.name()), c, files, size.pick(2, 2, 0), size.pick(5, 5, 1));
+      run(table, work.resolve("segments").resolve(c.name()), c, size);
     }
     List<Map<String, Object>> rows = table.print();
     System.out.println(
@@ -75,8 +78,10 @@ final class SegmentBench {
     return rows;
   }
 
-  private static void run(Table table, Path dir, Case c, int files, int warmUp, int rounds)
-      throws Exception {
+  private static void run(Table table, Path dir, Case c, RunSize size) throws Exception {
+    int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
+    int warmUp = size.pick(2, 2, 0);
+    int rounds = size.pick(5, 5, 1);
     CacheSpec spec =
         new CacheSpec("bench", (long) files * c.rangeSize(), c.fields(), c.rangeSize());
     Fingerprint fp = Fingerprint.of(new FingerprintInputs("bench", "1", "w", "d", Map.of(), spec));
@@ -109,15 +114,9 @@ final class SegmentBench {
             r -> store[0].write(blocks.get(r)),
             r -> writeFsync(raw.resolve("f" + r), bytes),
             r -> AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes))),
-            r ->
-                store[0]
-                    .read(r)
-                    .orElseThrow(
-                        () ->
-                            new IllegalStateException(
-                                "segment " + r + " missing right after it was written")),
-            r -> checkLength(Files.readAllBytes(raw.resolve("f" + r)), bytes.length),
-            r -> checkedFloats(raw.resolve("f" + r), bytes.length));
+            r -> check(store[0].read(r).isPresent(), "segment missing right after its write"),
+            r -> check(Files.readAllBytes(raw.resolve("f" + r)).length == bytes.length, "raw read"),
+            r -> checkedFloats(raw.resolve("f" + r)));
     Files2.fresh(dir);
     double[] mbs = new double[6]; // seg_w, raw_w, safe_w, seg_r, raw_r, chk_r
     for (int k = 0; k < mbs.length; k++) {
@@ -139,10 +138,7 @@ final class SegmentBench {
         mbs[0] / mbs[2],
         mbs[5],
         mbs[3] / mbs[5],
-        String.format(
-            "reads are from the page cache (warm); medians of %d alternating rounds after %d"
-                + " warm-up rounds",
-            rounds, warmUp));
+        String.format(NOTE, rounds, warmUp));
   }
 
   /** Writes {@code bytes} to the new file {@code file} and forces them to the device. */
@@ -155,8 +151,8 @@ final class SegmentBench {
   }
 
   /** Reads {@code file}, checksums it and copies it into floats. */
-  private static void checkedFloats(Path file, int length) throws Exception {
-    byte[] bytes = checkLength(Files.readAllBytes(file), length);
+  private static void checkedFloats(Path file) throws Exception {
+    byte[] bytes = Files.readAllBytes(file);
     CRC32C crc = new CRC32C();
     crc.update(bytes);
     float[] values = new float[bytes.length / Float.BYTES];
@@ -164,11 +160,10 @@ final class SegmentBench {
     sinkBits = crc.getValue() + Float.floatToRawIntBits(values[values.length / 2]);
   }
 
-  private static byte[] checkLength(byte[] read, int length) {
-    if (read.length != length) {
-      throw new IllegalStateException("raw read " + read.length + " bytes, wrote " + length);
+  private static void check(boolean ok, String what) {
+    if (!ok) {
+      throw new IllegalStateException(what + " failed");
     }
-    return read;
   }
 
   private static Block filled(CacheSpec spec, int range, SplittableRandom random) {
