@@ -13,11 +13,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/**
- * The benchmarks' command line: every part of {@link Parts#ALL}, or one, at a run size. Each part
- * prints its figures next to their references and writes its results file; a run never fails on a
- * figure: these machines are noisy.
- */
+/** The benchmarks' command line; a run never fails on a figure: these machines are noisy. */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,

@@ -25,10 +25,8 @@ import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * The embedded cluster next to its references, each in the same run: fill throughput next to a bare
- * loop over the runner, lookups from the near replica next to a gather from plain arrays ({@link
- * LookupBench}), and a DPO step with cached reference log-probs next to one that computes them
- * ({@link DpoBench}).
+ * The embedded cluster next to its references in the same run: the fill next to a bare loop over
+ * the runner, then {@link LookupBench} and {@link DpoBench} on the filled cache.
  */
 final class ClusterBench {
   private static final int MICRO_BATCH = 64;
@@ -130,7 +128,7 @@ final class ClusterBench {
     }
   }
 
-  /** The rate of {@code work} on {@code n} examples. */
+  /** The rate of {@code work} (run once) on {@code n} examples. */
   private static Rate measure(int n, Rounds.Step work) throws Exception {
     var cpu = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long cpu0 = cpu.getProcessCpuTime();

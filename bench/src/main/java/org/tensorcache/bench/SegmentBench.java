@@ -114,9 +114,9 @@ final class SegmentBench {
             r -> store[0].write(blocks.get(r)),
             r -> writeFsync(raw.resolve("f" + r), bytes),
             r -> AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes))),
-            r -> check(store[0].read(r).isPresent(), "segment missing right after its write"),
-            r -> check(Files.readAllBytes(raw.resolve("f" + r)).length == bytes.length, "raw read"),
-            r -> checkedFloats(raw.resolve("f" + r)));
+            r -> check(store[0].read(r).isPresent(), "a segment missing right after its write"),
+            r -> read(raw.resolve("f" + r), bytes.length),
+            r -> checkedFloats(read(raw.resolve("f" + r), bytes.length)));
     Files2.fresh(dir);
     double[] mbs = new double[6]; // seg_w, raw_w, safe_w, seg_r, raw_r, chk_r
     for (int k = 0; k < mbs.length; k++) {
@@ -150,9 +150,15 @@ final class SegmentBench {
     }
   }
 
-  /** Reads {@code file}, checksums it and copies it into floats. */
-  private static void checkedFloats(Path file) throws Exception {
+  /** Reads {@code file}, checked to hold {@code length} bytes. */
+  private static byte[] read(Path file, int length) throws Exception {
     byte[] bytes = Files.readAllBytes(file);
+    check(bytes.length == length, "raw read " + bytes.length + " bytes of " + length);
+    return bytes;
+  }
+
+  /** Checksums {@code bytes} and copies them into floats. */
+  private static void checkedFloats(byte[] bytes) {
     CRC32C crc = new CRC32C();
     crc.update(bytes);
     float[] values = new float[bytes.length / Float.BYTES];
@@ -160,9 +166,9 @@ final class SegmentBench {
     sinkBits = crc.getValue() + Float.floatToRawIntBits(values[values.length / 2]);
   }
 
-  private static void check(boolean ok, String what) {
+  private static void check(boolean ok, String problem) {
     if (!ok) {
-      throw new IllegalStateException(what + " failed");
+      throw new IllegalStateException(problem);
     }
   }
 
