@@ -29,7 +29,7 @@ final class LookupBench {
     float[] chosen = everything.floats("chosen_logp");
     float[] rejected = everything.floats("rejected_logp");
     Table table =
-        new Table(null)
+        new Table("lookups of B random indices next to a gather from float[], us")
             .col("batch", "B", "%6d")
             .json("rounds")
             .json("warm_up_rounds")
