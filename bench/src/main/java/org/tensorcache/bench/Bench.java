@@ -13,11 +13,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/**
- * The benchmarks' command line: every part of {@link Parts#ALL}, or one, at a run size. Each part
- * prints its figures next to their references and writes its results file; a run never fails on a
- * figure: these machines are noisy.
- */
+/** The benchmarks' command line; a run never fails on a figure: these machines are noisy. */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
@@ -64,21 +60,13 @@ public final class Bench implements Callable<Integer> {
 
   /** Usage: {@code Bench [--quick | --smoke] [--only PART] [--out FILE] [--work DIR]}. */
   public static void main(String[] args) {
-    int code =
-        new CommandLine(new Bench())
-            .setExecutionExceptionHandler(
-                (e, cmd, parsed) -> {
-                  e.printStackTrace();
-                  return 1;
-                })
-            .execute(args);
     // a benchmark's cluster or client may leave a non-daemon thread behind: end the run anyway
-    System.exit(code);
+    System.exit(new CommandLine(new Bench()).execute(args));
   }
 
   @Override
   public Integer call() throws Exception {
-    if (only != null && Parts.named(only).isEmpty()) {
+    if (only != null && !Parts.names().contains(only)) {
       throw new CommandLine.ParameterException(
           new CommandLine(this), "--only " + only + " unknown, expected one of " + Parts.names());
     }
@@ -88,45 +76,32 @@ public final class Bench implements Callable<Integer> {
     }
     RunSize size = RunSize.of(quick, smoke);
     // a smoke run's figures mean nothing: they never replace those in bench/results
-    Path scratch =
+    Path base =
         size == RunSize.SMOKE && (out == null || work == null)
             ? Files.createTempDirectory("tensorcache-smoke-")
-            : null;
-    if (out == null) {
-      out =
-          scratch != null
-              ? scratch.resolve("results/foundation.json")
-              : Path.of("bench/results/foundation.json");
-    }
-    if (work == null) {
-      work = scratch != null ? scratch.resolve("work") : Path.of("bench/work");
-    }
+            : Path.of("bench");
+    out = out != null ? out : base.resolve("results/foundation.json");
+    work = work != null ? work : base.resolve("work");
     if (size == RunSize.SMOKE) {
       System.out.println("smoke run: results in " + out.toAbsolutePath().getParent());
     }
-    run(size);
-    return 0;
-  }
-
-  private void run(RunSize size) throws Exception {
     Files.createDirectories(work);
     Map<String, Object> header = new LinkedHashMap<>();
     header.put("when", Instant.now().toString());
     header.put("machine", Results.machine());
     header.put("size", size.label());
-    Path resultsDir = out.toAbsolutePath().getParent();
-    Part.Run run = new Part.Run(work, resultsDir, out, size, header);
+    Part.Run run = new Part.Run(work, out.toAbsolutePath().getParent(), out, size, header);
     for (Part part : Parts.ALL) {
-      if (only != null && !only.equals(part.name())) {
-        continue;
-      }
-      System.out.println("== " + part.heading() + " ==");
-      Optional<String> missing = part.needs().get();
-      if (missing.isPresent()) {
-        System.out.println("left out: " + missing.get());
-      } else {
-        part.body().run(run);
+      if (only == null || only.equals(part.name())) {
+        System.out.println("== " + part.heading() + " ==");
+        Optional<String> missing = part.needs().get();
+        if (missing.isPresent()) {
+          System.out.println("left out: " + missing.get());
+        } else {
+          part.body().run(run);
+        }
       }
     }
+    return 0;
   }
 }

@@ -1,9 +1,9 @@
 package org.tensorcache.bench;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.LongStream;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.RunSize;
@@ -11,31 +11,25 @@ import org.tensorcache.bench.report.Table;
 
 /**
  * A trainer's lookup of B random indices from the warm near replica, next to gathering the same
- * indices from two plain {@code float[]} in the same JVM (the physical limit), interleaved. Both
- * ways are measured: {@code lookupInto} fills reused arrays as the array gather does, {@code
- * lookup} allocates a new batch each time.
+ * indices from two plain {@code float[]} in the same JVM (the physical limit), interleaved: {@code
+ * lookupInto} fills reused arrays as the array gather does, {@code lookup} allocates a new batch.
  */
 final class LookupBench {
   /**
-   * The least warm-up per batch size, for all three paths alike. A quarter of the rounds alone is a
-   * few tens of milliseconds, and on a loaded machine the optimizing compiler had not compiled the
-   * lookup path by then: a quick run measured its first-tier code.
+   * The least warm-up per batch size, for all three paths: a quarter of the rounds alone, a few
+   * tens of ms, left a loaded machine's quick run measuring the lookup path's first-tier code.
    */
   private static final long WARM_UP_NANOS = 2_000_000_000L;
 
   private LookupBench() {}
 
   static List<Map<String, Object>> run(
-      TensorCacheClient client, String cacheId, int n, RunSize size) {
-    long[] all = new long[n];
-    for (int i = 0; i < n; i++) {
-      all[i] = i;
-    }
-    Batch everything = client.lookup(cacheId, all);
+      TensorCacheClient client, String cacheId, int n, RunSize size) throws Exception {
+    Batch everything = client.lookup(cacheId, LongStream.range(0, n).toArray());
     float[] chosen = everything.floats("chosen_logp");
     float[] rejected = everything.floats("rejected_logp");
     Table table =
-        new Table(null)
+        new Table("lookups of B random indices next to a gather from float[], us")
             .col("batch", "B", "%6d")
             .json("rounds")
             .json("warm_up_rounds")
@@ -52,62 +46,49 @@ final class LookupBench {
     for (int b : new int[] {32, 256, 4096}) {
       int rounds = size.pick(10_000, 2_000, 40) * 32 / Math.max(32, b / 8);
       SplittableRandom random = new SplittableRandom(b);
-      long[] cache = new long[rounds];
-      long[] into = new long[rounds];
-      long[] array = new long[rounds];
-      float[][] reused = {new float[b], new float[b]};
       long[] indices = new long[b];
-      float[] outChosen = new float[b];
-      float[] outRejected = new float[b];
-      double sink = 0;
-      long warmEnd = System.nanoTime() + size.pick(WARM_UP_NANOS, WARM_UP_NANOS, 0);
-      int warmUpRounds = 0;
-      for (int round = -rounds / 4; round < rounds; round++) {
-        for (int i = 0; i < b; i++) {
-          indices[i] = random.nextInt(n);
-        }
-        long t0 = System.nanoTime();
-        Batch batch = client.lookup(cacheId, indices);
-        long t1 = System.nanoTime();
-        for (int i = 0; i < b; i++) {
-          int at = (int) indices[i];
-          outChosen[i] = chosen[at];
-          outRejected[i] = rejected[at];
-        }
-        long t2 = System.nanoTime();
-        client.lookupInto(cacheId, indices, reused);
-        long t3 = System.nanoTime();
-        sink +=
-            ((float[]) batch.values()[0])[b - 1] + outChosen[b - 1] + outRejected[0] + reused[1][0];
-        if (round >= 0) { // the first quarter, and at least WARM_UP_NANOS, warm the JIT up
-          cache[round] = t1 - t0;
-          array[round] = t2 - t1;
-          into[round] = t3 - t2;
-        } else {
-          warmUpRounds++;
-          if (round == -1 && System.nanoTime() < warmEnd) {
-            round--; // the same three paths again until the warm-up time is over
-          }
-        }
-      }
-      Arrays.sort(cache);
-      Arrays.sort(array);
-      Arrays.sort(into);
-      double a50 = array[rounds / 2] / 1e3;
+      float[][] gathered = {new float[b], new float[b]};
+      float[][] reused = {new float[b], new float[b]};
+      Batch[] batch = {null};
+      double[] sink = {0};
+      // a quarter of the rounds, and at least WARM_UP_NANOS, warm the JIT up
+      Rounds t =
+          Rounds.time(
+              rounds / 4,
+              size.pick(WARM_UP_NANOS, WARM_UP_NANOS, 0),
+              rounds,
+              1,
+              round -> { // the last round's values summed, so that none of the three can be dropped
+                sink[0] += gathered[0][b - 1] + gathered[1][0] + reused[1][0];
+                sink[0] += batch[0] == null ? 0 : ((float[]) batch[0].values()[0])[b - 1];
+                for (int i = 0; i < b; i++) {
+                  indices[i] = random.nextInt(n);
+                }
+              },
+              i -> batch[0] = client.lookup(cacheId, indices),
+              i -> {
+                for (int j = 0; j < b; j++) {
+                  int at = (int) indices[j];
+                  gathered[0][j] = chosen[at];
+                  gathered[1][j] = rejected[at];
+                }
+              },
+              i -> client.lookupInto(cacheId, indices, reused));
+      double a50 = t.at(1, 0.5) / 1e3;
       table.row(
           b,
           rounds,
-          warmUpRounds,
-          into[rounds / 2] / 1e3,
-          into[(int) (rounds * 0.99)] / 1e3,
-          cache[rounds / 2] / 1e3,
-          cache[(int) (rounds * 0.99)] / 1e3,
+          t.warmUpRounds(),
+          t.at(2, 0.5) / 1e3,
+          t.at(2, 0.99) / 1e3,
+          t.at(0, 0.5) / 1e3,
+          t.at(0, 0.99) / 1e3,
           a50,
-          array[(int) (rounds * 0.99)] / 1e3,
-          into[rounds / 2] / 1e3 / a50,
-          cache[rounds / 2] / 1e3 / a50,
+          t.at(1, 0.99) / 1e3,
+          t.at(2, 0.5) / 1e3 / a50,
+          t.at(0, 0.5) / 1e3 / a50,
           b == 256 ? " (targets at B=256: into <= 2, lookup <= 3)" : null,
-          sink);
+          sink[0]);
     }
     return table.print();
   }

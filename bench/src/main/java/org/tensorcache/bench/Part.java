@@ -8,12 +8,8 @@ import java.util.function.Supplier;
 import org.tensorcache.bench.fixture.RunSize;
 
 /**
- * One part of the benchmarks.
- *
- * @param name what {@code --only} takes
- * @param heading the line printed before it runs
- * @param needs what it needs that a machine may lack: the reason it is left out, or empty to run
- * @param body how it runs
+ * One part of the benchmarks: its {@code --only} name, the heading printed before it runs, and why
+ * it is left out on a machine that lacks what it needs (empty: it runs).
  */
 record Part(String name, String heading, Supplier<Optional<String>> needs, Body body) {
   /** What a part runs on. */
@@ -28,18 +24,6 @@ record Part(String name, String heading, Supplier<Optional<String>> needs, Body 
   /** A part that needs nothing beyond the JDK and the build. */
   static Part of(String name, String heading, Body body) {
     return new Part(name, heading, Optional::empty, body);
-  }
-
-  /** A part that needs {@code program} on the PATH; {@code install} says how to get it. */
-  static Part needing(String program, String install, String name, String heading, Body body) {
-    return new Part(
-        name,
-        heading,
-        () ->
-            onPath(program)
-                ? Optional.empty()
-                : Optional.of("no " + program + " on the PATH (" + install + ")"),
-        body);
   }
 
   /** Whether {@code program} is an executable in a directory of the PATH. */

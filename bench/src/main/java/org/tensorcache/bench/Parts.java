@@ -1,9 +1,9 @@
 package org.tensorcache.bench;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,23 +28,15 @@ final class Parts {
           Part.of(
               "runner",
               "reference runner (chosen_logp + rejected_logp), examples/s",
-              r -> foundation(r, "runner", RunnerBench.run(r.work(), r.size()))),
+              r -> write(r, "foundation", "runner", RunnerBench.run(r.work(), r.size()))),
           Part.of(
               "segments",
               "segments against raw I/O of the same bytes",
-              r ->
-                  foundation(
-                      r, "segments", SegmentBench.run(r.work().resolve("segments"), r.size()))),
+              r -> write(r, "foundation", "segments", SegmentBench.run(r.work(), r.size()))),
           Part.of(
               "cluster",
               "embedded cluster next to its references",
-              r -> {
-                Map<String, Object> results = new LinkedHashMap<>();
-                results.put("benchmark", "cluster");
-                results.putAll(r.header());
-                results.put("cluster", ClusterBench.run(r.work(), r.size()));
-                Results.write(r.out().resolveSibling("cluster.json"), results);
-              }),
+              r -> write(r, "cluster", "cluster", ClusterBench.run(r.work(), r.size()))),
           Part.of(
               "byo",
               "bring your own model: TensorCache's fill next to TRL's own precompute and a bare"
@@ -54,11 +46,13 @@ final class Parts {
               "micro",
               "JMH micro benchmarks: merge, segment codec, reply serialization",
               r -> MicroBench.run(r.resultsDir(), r.size())),
-          Part.needing(
-              "redis-server",
-              "Debian: apt-get install redis",
+          new Part(
               "remote",
               "remote lookups (no replica) next to Redis MGET",
+              () ->
+                  Part.onPath("redis-server")
+                      ? Optional.empty()
+                      : Optional.of("no redis-server on the PATH (Debian: apt-get install redis)"),
               r -> RemoteBench.run(r.work(), r.resultsDir(), r.size())),
           Part.of(
               "tiers",
@@ -87,25 +81,23 @@ final class Parts {
     return ALL.stream().map(Part::name).toList();
   }
 
-  /** The part called {@code name}, if any. */
-  static Optional<Part> named(String name) {
-    return ALL.stream().filter(p -> p.name().equals(name)).findFirst();
-  }
-
   /**
-   * Puts one part's figures into the shared results file {@code foundation.json} ({@code r.out()}),
-   * keeping those of the other part from an earlier run.
+   * Puts one part's figures under {@code key} into its results file, keeping those of another part
+   * from an earlier run: {@code r.out()} for the runner and the segments, else {@code
+   * benchmark.json} beside it.
    */
-  private static void foundation(Part.Run r, String key, Object figures) throws IOException {
+  @SuppressWarnings("unchecked")
+  private static void write(Part.Run r, String benchmark, String key, Object figures)
+      throws IOException {
+    Path json =
+        benchmark.equals("foundation") ? r.out() : r.out().resolveSibling(benchmark + ".json");
     Map<String, Object> results = new LinkedHashMap<>();
-    results.put("benchmark", "foundation");
-    if (Files.exists(r.out())) {
-      results.putAll(
-          new ObjectMapper()
-              .readValue(r.out().toFile(), new TypeReference<LinkedHashMap<String, Object>>() {}));
+    results.put("benchmark", benchmark);
+    if (Files.exists(json)) {
+      results.putAll(new ObjectMapper().readValue(json.toFile(), Map.class));
     }
     results.putAll(r.header());
     results.put(key, figures);
-    Results.write(r.out(), results);
+    Results.write(json, results);
   }
 }

@@ -2,7 +2,6 @@ package org.tensorcache.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.fixture.RunSize;
@@ -17,7 +16,7 @@ import org.tensorcache.model.text.ByteTokenizer;
 
 /** Examples per second of the reference runner at the demo's model size, per micro-batch size. */
 final class RunnerBench {
-  private static final int[] MICRO_BATCHES = {1, 8, 32, 64, 128, 256};
+  static final LmConfig DEMO_MODEL = new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7);
 
   private RunnerBench() {}
 
@@ -25,7 +24,6 @@ final class RunnerBench {
     Path file = work.resolve("runner-data.jsonl");
     SyntheticPreferences.write(file, 42, size.pick(4096, 4096, 512));
     List<PreferenceExample> examples = ExampleSet.load(file).preferences();
-    LmConfig config = new LmConfig(ByteTokenizer.VOCAB_SIZE, 64, 128, 2, 7);
     int repeats = size.pick(3, 1, 1);
     Table table =
         new Table(null)
@@ -35,28 +33,22 @@ final class RunnerBench {
             .col("examples_per_s_median", "examples/s", "%14d")
             .json("examples_per_s_min")
             .json("examples_per_s_max");
-    try (TinyLm lm = TinyLm.create(config)) {
-      for (int mb : MICRO_BATCHES) {
+    try (TinyLm lm = TinyLm.create(DEMO_MODEL)) {
+      for (int mb : new int[] {1, 8, 32, 64, 128, 256}) {
         // a micro-batch of 1 is slow: fewer examples keep each figure near a few seconds
         int count = mb == 1 ? 256 : mb < 32 ? 1024 : 4096;
-        count = size.pick(count, count / 4, Math.max(8, mb)); // smoke: one micro-batch
-        List<PreferenceExample> batch = examples.subList(0, count);
+        int n = size.pick(count, count / 4, Math.max(8, mb)); // smoke: one micro-batch
+        List<PreferenceExample> batch = examples.subList(0, n);
         ReferenceLogprobRunner runner = new ReferenceLogprobRunner(lm, mb, 512);
-        runner.run(batch.subList(0, Math.min(count, 4 * mb))); // warm-up
-        double[] rates = new double[repeats];
-        for (int r = 0; r < repeats; r++) {
-          long t0 = System.nanoTime();
-          runner.run(batch);
-          rates[r] = count / ((System.nanoTime() - t0) / 1e9);
-        }
-        Arrays.sort(rates);
+        runner.run(batch.subList(0, Math.min(n, 4 * mb))); // warm-up
+        long[] nanos = Rounds.time(0, 0, repeats, 1, i -> {}, i -> runner.run(batch)).nanos()[0];
         table.row(
             mb,
-            count,
+            n,
             repeats,
-            Math.round(rates[repeats / 2]),
-            Math.round(rates[0]),
-            Math.round(rates[repeats - 1]));
+            Math.round(n / (nanos[repeats / 2] / 1e9)),
+            Math.round(n / (nanos[repeats - 1] / 1e9)),
+            Math.round(n / (nanos[0] / 1e9)));
       }
     }
     Files.deleteIfExists(file);

@@ -1,7 +1,7 @@
 package org.tensorcache.bench;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
@@ -30,32 +30,31 @@ import org.tensorcache.store.spec.FingerprintInputs;
 final class SegmentBench {
   private record Case(String name, int rangeSize, List<FieldSpec> fields, int files) {}
 
+  private static final List<FieldSpec> LOGP =
+      List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp"));
+
   private static final List<Case> CASES =
       List.of(
-          new Case(
-              "logp-1k",
-              1024,
-              List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp")),
-              256),
-          new Case(
-              "logp-64k",
-              65536,
-              List.of(FieldSpec.scalar("chosen_logp"), FieldSpec.scalar("rejected_logp")),
-              16),
+          new Case("logp-1k", 1024, LOGP, 256),
+          new Case("logp-64k", 65536, LOGP, 16),
           new Case("features-4k", 4096, List.of(FieldSpec.vector("features", 128)), 8));
 
-  /** Results of the floor's work, kept where the JIT cannot drop them. */
+  private static final String NOTE =
+      "reads are from the page cache (warm); medians of %d alternating rounds after %d warm-up"
+          + " rounds";
+
+  /** Results of the checked read's work, kept where the JIT cannot drop them. */
   private static volatile long sinkBits;
 
   private SegmentBench() {}
 
-  static List<Map<String, Object>> run(Path work, RunSize size) throws IOException {
+  static List<Map<String, Object>> run(Path work, RunSize size) throws Exception {
     Table table =
         new Table(null)
-            .col("case", "case", "%-12s")
+            .col("case", "%-12s")
             .json("range_size")
             .json("fields")
-            .col("files", "files", "%6d")
+            .col("files", "%6d")
             .col("bytes_per_file", "bytes/file", "%10d")
             .col("segment_write_mb_s", "seg_w MB/s", "%11.1f")
             .col("raw_write_fsync_mb_s", "raw_w MB/s", "%11.1f")
@@ -69,8 +68,7 @@ final class SegmentBench {
             .col("read_ratio_to_floor", "r/chk", "%7.2f")
             .json("note");
     for (Case c : CASES) {
-      int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
-      run(table, work.resolve(c.name()), c, files, size.pick(2, 2, 0), size.pick(5, 5, 1));
+      run(table, work.resolve("segments").resolve(c.name()), c, size);
     }
     List<Map<String, Object>> rows = table.print();
     System.out.println(
@@ -80,11 +78,10 @@ final class SegmentBench {
     return rows;
   }
 
-  /** The timed steps of a round, in the order it takes them. */
-  private static final int SEG_W = 0, RAW_W = 1, SAFE_W = 2, SEG_R = 3, RAW_R = 4, CHECK_R = 5;
-
-  private static void run(Table table, Path dir, Case c, int files, int warmup, int rounds)
-      throws IOException {
+  private static void run(Table table, Path dir, Case c, RunSize size) throws Exception {
+    int files = size.pick(c.files(), Math.max(2, c.files() / 4), 2);
+    int warmUp = size.pick(2, 2, 0);
+    int rounds = size.pick(5, 5, 1);
     CacheSpec spec =
         new CacheSpec("bench", (long) files * c.rangeSize(), c.fields(), c.rangeSize());
     Fingerprint fp = Fingerprint.of(new FingerprintInputs("bench", "1", "w", "d", Map.of(), spec));
@@ -93,100 +90,86 @@ final class SegmentBench {
     for (int r = 0; r < files; r++) {
       blocks.add(filled(spec, r, random));
     }
-    double[][] nanos = new double[6][rounds];
-    long bytesPerFile = 0;
-    // the first rounds run before the JIT has compiled the codecs: measured, then dropped
-    for (int round = -warmup; round < rounds; round++) {
-      double[] t = new double[6];
-      Files2.fresh(dir);
-      SegmentStore store = SegmentStore.open(dir.resolve("segments"), spec, fp);
-      long t0 = System.nanoTime();
-      for (Block b : blocks) {
-        store.write(b);
-      }
-      t[SEG_W] = System.nanoTime() - t0;
-      byte[] bytes = Files.readAllBytes(store.pathOf(0));
-      bytesPerFile = bytes.length;
-      Path raw = Files.createDirectories(dir.resolve("raw"));
-      t0 = System.nanoTime();
-      for (int r = 0; r < files; r++) {
-        try (FileChannel ch =
-            FileChannel.open(
-                raw.resolve("f" + r), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-          ch.write(ByteBuffer.wrap(bytes));
-          ch.force(true);
-        }
-      }
-      t[RAW_W] = System.nanoTime() - t0;
-      // the least a crash-safe write does: the same bytes through the same temp/rename/fsync path
-      Path safe = Files.createDirectories(dir.resolve("safe"));
-      t0 = System.nanoTime();
-      for (int r = 0; r < files; r++) {
-        AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes)));
-      }
-      t[SAFE_W] = System.nanoTime() - t0;
-      t0 = System.nanoTime();
-      for (int r = 0; r < files; r++) {
-        if (store.read(r).isEmpty()) {
-          throw new IllegalStateException("segment " + r + " missing right after it was written");
-        }
-      }
-      t[SEG_R] = System.nanoTime() - t0;
-      t0 = System.nanoTime();
-      long sink = 0;
-      for (int r = 0; r < files; r++) {
-        sink += Files.readAllBytes(raw.resolve("f" + r)).length;
-      }
-      t[RAW_R] = System.nanoTime() - t0;
-      // the least a checked read does: read, CRC32C of the data, the data copied into floats
-      t0 = System.nanoTime();
-      for (int r = 0; r < files; r++) {
-        sink += checkedFloats(raw.resolve("f" + r));
-      }
-      t[CHECK_R] = System.nanoTime() - t0;
-      if (sink != 2 * bytesPerFile * files) {
-        throw new IllegalStateException("raw read " + sink + " bytes");
-      }
-      for (int k = 0; round >= 0 && k < t.length; k++) {
-        nanos[k][round] = t[k];
-      }
-    }
+    // the bytes of a segment file: what the raw and the crash-safe writes write
+    SegmentStore[] store = {SegmentStore.open(Files2.fresh(dir).resolve("segments"), spec, fp)};
+    store[0].write(blocks.get(0));
+    byte[] bytes = Files.readAllBytes(store[0].pathOf(0));
+    Path raw = dir.resolve("raw");
+    Path safe = dir.resolve("safe");
+    // the first rounds run before the JIT has compiled the codecs: measured, then dropped;
+    // the least a crash-safe write does: the same bytes through the same temp/rename/fsync path;
+    // the least a checked read does: read, CRC32C of the data, the data copied into floats
+    Rounds t =
+        Rounds.time(
+            warmUp,
+            0,
+            rounds,
+            files,
+            round -> {
+              Files2.fresh(dir);
+              Files.createDirectories(raw);
+              Files.createDirectories(safe);
+              store[0] = SegmentStore.open(dir.resolve("segments"), spec, fp);
+            },
+            r -> store[0].write(blocks.get(r)),
+            r -> writeFsync(raw.resolve("f" + r), bytes),
+            r -> AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes))),
+            r -> check(store[0].read(r).isPresent(), "a segment missing right after its write"),
+            r -> read(raw.resolve("f" + r), bytes.length),
+            r -> checkedFloats(read(raw.resolve("f" + r), bytes.length)));
     Files2.fresh(dir);
-    double[] mbs = new double[6];
+    double[] mbs = new double[6]; // seg_w, raw_w, safe_w, seg_r, raw_r, chk_r
     for (int k = 0; k < mbs.length; k++) {
-      mbs[k] = bytesPerFile * (double) files / 1e6 / (Stats.median(nanos[k]) / 1e9);
+      mbs[k] = (double) bytes.length * files / 1e6 / (t.at(k, 0.5) / 1e9);
     }
     table.row(
         c.name(),
         c.rangeSize(),
         c.fields().stream().map(Object::toString).toList(),
         files,
-        bytesPerFile,
-        mbs[SEG_W],
-        mbs[RAW_W],
-        mbs[SEG_W] / mbs[RAW_W],
-        mbs[SEG_R],
-        mbs[RAW_R],
-        mbs[SEG_R] / mbs[RAW_R],
-        mbs[SAFE_W],
-        mbs[SEG_W] / mbs[SAFE_W],
-        mbs[CHECK_R],
-        mbs[SEG_R] / mbs[CHECK_R],
-        String.format(
-            "reads are from the page cache (warm); medians of %d alternating rounds after %d"
-                + " warm-up rounds",
-            rounds, warmup));
+        bytes.length,
+        mbs[0],
+        mbs[1],
+        mbs[0] / mbs[1],
+        mbs[3],
+        mbs[4],
+        mbs[3] / mbs[4],
+        mbs[2],
+        mbs[0] / mbs[2],
+        mbs[5],
+        mbs[3] / mbs[5],
+        String.format(NOTE, rounds, warmUp));
   }
 
-  /** Reads {@code file}, checksums it and copies it into floats; returns its length. */
-  private static long checkedFloats(Path file) throws IOException {
+  /** Writes {@code bytes} to the new file {@code file} and forces them to the device. */
+  private static void writeFsync(Path file, byte[] bytes) throws Exception {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(bytes));
+      ch.force(true);
+    }
+  }
+
+  /** Reads {@code file}, checked to hold {@code length} bytes. */
+  private static byte[] read(Path file, int length) throws Exception {
     byte[] bytes = Files.readAllBytes(file);
-    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    check(bytes.length == length, "raw read " + bytes.length + " bytes of " + length);
+    return bytes;
+  }
+
+  /** Checksums {@code bytes} and copies them into floats. */
+  private static void checkedFloats(byte[] bytes) {
+    CRC32C crc = new CRC32C();
     crc.update(bytes);
     float[] values = new float[bytes.length / Float.BYTES];
-    ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(values);
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(values);
     sinkBits = crc.getValue() + Float.floatToRawIntBits(values[values.length / 2]);
-    return bytes.length;
+  }
+
+  private static void check(boolean ok, String problem) {
+    if (!ok) {
+      throw new IllegalStateException(problem);
+    }
   }
 
   private static Block filled(CacheSpec spec, int range, SplittableRandom random) {
