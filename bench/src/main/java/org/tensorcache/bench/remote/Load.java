@@ -1,16 +1,24 @@
 package org.tensorcache.bench.remote;
 
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
+import org.tensorcache.actors.client.RemoteLookupClient;
+import org.tensorcache.actors.lookup.LookupSecurity;
+import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.report.Stats;
 
 /**
@@ -18,16 +26,16 @@ import org.tensorcache.bench.report.Stats;
  * and sends the next. Only the request-reply is timed; the check runs between requests.
  */
 public final class Load {
+  private static final long NANOS_PER_TICK = 10_000_000L; // Linux USER_HZ is 100
+
   private Load() {}
 
   /** One thread's connection to the system under test. */
   public interface Target<R> extends AutoCloseable {
-    /** The values of {@code indices}. */
     R fetch(long[] indices) throws Exception;
 
     /**
-     * Throws if {@code reply} is not exactly the values of {@code indices}; returns how many of the
-     * examples it checked (all of them, or none where a target checks a sample of its replies).
+     * Throws unless {@code reply} holds the values of {@code indices}; returns how many it checked.
      */
     int check(long[] indices, R reply);
 
@@ -37,14 +45,14 @@ public final class Load {
 
   /** Makes the target of one thread. */
   public interface Targets {
-    /** A new target, for one thread. */
     Target<?> open() throws Exception;
   }
 
   /**
-   * Runs {@code threads} threads over {@code targets} for {@code warmupS} then {@code measureS}
-   * seconds; returns batches/s over the measured window and latency percentiles in microseconds.
-   * The indices are drawn from a seed of (batch, thread), so every system gets the same requests.
+   * Runs {@code threads} threads for {@code warmupS} then {@code measureS} seconds; returns
+   * batches/s over the measured window, latency percentiles in microseconds and, per meter of
+   * {@code cpu}, CPU time per batch. The indices are drawn from a seed of (batch, thread), so every
+   * system gets the same requests.
    */
   public static Map<String, Object> run(
       Targets targets,
@@ -55,8 +63,7 @@ public final class Load {
       double warmupS,
       double measureS)
       throws Exception {
-    long start = System.nanoTime();
-    long measureFrom = start + (long) (warmupS * 1e9);
+    long measureFrom = System.nanoTime() + (long) (warmupS * 1e9);
     long measureTo = measureFrom + (long) (measureS * 1e9);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -66,8 +73,7 @@ public final class Load {
         Histogram h = new Histogram(3);
         histograms.add(h);
         long seed = batch * 1_000L + t;
-        Callable<long[]> loop = () -> loop(targets, n, batch, seed, measureFrom, measureTo, h);
-        counts.add(pool.submit(loop));
+        counts.add(pool.submit(() -> loop(targets, n, batch, seed, measureFrom, measureTo, h)));
       }
       Map<String, Long> cpuBefore = sampleAt(cpu, measureFrom);
       Map<String, Long> cpuAfter = sampleAt(cpu, measureTo);
@@ -88,8 +94,8 @@ public final class Load {
       row.put("p50_us", requests == 0 ? null : Stats.round1(all.getValueAtPercentile(50) / 1e3));
       row.put("p99_us", requests == 0 ? null : Stats.round1(all.getValueAtPercentile(99) / 1e3));
       for (String name : cpu.keySet()) {
-        long used = cpuAfter.get(name) - cpuBefore.get(name);
         if (cpuBefore.get(name) >= 0 && requests > 0) {
+          long used = cpuAfter.get(name) - cpuBefore.get(name);
           row.put("cpu_us_per_batch_" + name, Stats.round1(used / 1e3 / requests));
         }
       }
@@ -101,7 +107,6 @@ public final class Load {
     }
   }
 
-  /** Samples every meter once {@code at} (a nanoTime) has come. */
   private static Map<String, Long> sampleAt(Map<String, LongSupplier> cpu, long at)
       throws InterruptedException {
     long wait = at - System.nanoTime();
@@ -140,5 +145,75 @@ public final class Load {
       }
     }
     return new long[] {requests, checked};
+  }
+
+  /**
+   * CPU meters, in nanoseconds, of this JVM ("client") and of process {@code serverPid} from {@code
+   * /proc} ("server", -1 where unreadable). On a busy machine latency mostly measures the
+   * scheduler; CPU time per batch is what a request costs whatever else runs.
+   */
+  public static Map<String, LongSupplier> cpu(long serverPid) {
+    var os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    Path stat = Path.of("/proc", Long.toString(serverPid), "stat");
+    Map<String, LongSupplier> meters = new LinkedHashMap<>();
+    meters.put("client", os::getProcessCpuTime);
+    meters.put(
+        "server",
+        () -> {
+          try {
+            String s = Files.readString(stat);
+            // the command name may hold spaces: the fields that follow start after its ')'
+            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
+          } catch (IOException | RuntimeException e) {
+            return -1;
+          }
+        });
+    return meters;
+  }
+
+  /**
+   * One client per thread of the lookup port at {@code hostPort}, into arrays it reuses as a data
+   * loader would; every {@code checkEvery}th reply is checked whole, the first included.
+   */
+  public static Targets port(
+      String hostPort, LookupSecurity security, String cacheId, int checkEvery) {
+    int colon = hostPort.lastIndexOf(':');
+    var address =
+        new InetSocketAddress(
+            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    return () -> {
+      var client = RemoteLookupClient.connect(List.of(address), Duration.ofSeconds(10), security);
+      return new Target<float[][]>() {
+        private final float[][] out = new float[2][4096];
+        private long replies;
+
+        @Override
+        public float[][] fetch(long[] indices) {
+          client.lookupInto(cacheId, indices, out);
+          return out;
+        }
+
+        @Override
+        public int check(long[] indices, float[][] reply) {
+          return replies++ % checkEvery == 0 ? expect(indices, reply[0], reply[1]) : 0;
+        }
+
+        @Override
+        public void close() {
+          client.close();
+        }
+      };
+    };
+  }
+
+  /**
+   * Throws unless {@code chosen} and {@code rejected} hold the values of {@code indices} that
+   * {@link SyntheticRunner} computes with {@link ServerNode#SEED}; returns how many were checked.
+   */
+  public static int expect(long[] indices, float[] chosen, float[] rejected) {
+    ServerNode.check(ServerNode.SEED, indices, chosen, rejected, "served");
+    return indices.length;
   }
 }

@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
@@ -35,8 +35,7 @@ final class SecurityReport {
   static Table lookupTable(Map<String, Object> lookups) {
     Table t = new Table(null).col("batch", "B", "%4d").col("threads", "thr", "%3d");
     for (String side : List.of("plain", "tls")) {
-      String name = side.equals("plain") ? "plain b/s" : "TLS b/s";
-      t.col(side + "/batches_per_s", name, "%9d")
+      t.col(side + "/batches_per_s", side.equals("plain") ? "plain b/s" : "TLS b/s", "%9d")
           .col(side + "/p50_us", "p50 us", "%7.1f")
           .col(side + "/p99_us", "p99 us", "%7.1f")
           .col(side + "/cpu_us_per_batch", "cpu us", "%7.1f");
@@ -46,84 +45,85 @@ final class SecurityReport {
         .json("cpu_ratio")
         .col("echo_ratio", "echo ratio", "%10.2f")
         .col("tls_extra_cpu_us", "+cpu us", "%7.1f")
-        .col("aes_gcm_us", "gcm us", "%7.1f")
-        .col("gather/p50_us", "gather p50us", "%12.2f")
-        .col("target", "", "%s");
-    for (String side : List.of("gather/", "echo_plain/", "echo_tls/")) {
-      t.json(side + "batches_per_s").json(side + "p99_us").json(side + "cpu_us_per_batch");
+        .col("aes_gcm_us", "gcm us", "%7.1f");
+    for (String side : List.of("gather", "echo_plain", "echo_tls")) {
+      t.json(side + "/batches_per_s");
+      if (side.equals("gather")) {
+        t.col("gather/p50_us", "gather p50us", "%12.2f");
+      } else {
+        t.json(side + "/p50_us");
+      }
+      t.json(side + "/p99_us").json(side + "/cpu_us_per_batch");
     }
-    t.json("echo_plain/p50_us").json("echo_tls/p50_us");
+    t.col("target", "", "%s");
     List<Map<String, Object>> rows = (List<Map<String, Object>>) lookups.get("rows");
     Map<String, Object> aes = (Map<String, Object>) lookups.get("aes_gcm_us_per_batch");
     for (Map<String, Object> g : rows) {
       if (!g.get("system").equals("gather")) {
         continue;
       }
-      Object batch = g.get("batch");
-      Object threads = g.get("threads");
-      Predicate<Map<String, Object>> same =
-          r -> r.get("batch").equals(batch) && r.get("threads").equals(threads);
-      List<Map<String, Object>> plain = pick(rows, same, "plain");
-      List<Map<String, Object>> tls = pick(rows, same, "tls");
-      List<Map<String, Object>> echoPlain = pick(rows, same, "echo-plain");
-      List<Map<String, Object>> echoTls = pick(rows, same, "echo-tls");
-      double[] ratios = ratios(tls, plain, r -> num(r, "batches_per_s"));
+      Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
+      for (String side : List.of("plain", "tls", "gather", "echo-plain", "echo-tls")) {
+        List<Map<String, Object>> same = new ArrayList<>();
+        for (Map<String, Object> r : rows) {
+          if (r.get("system").equals(side)
+              && r.get("batch").equals(g.get("batch"))
+              && r.get("threads").equals(g.get("threads"))) {
+            same.add(r);
+          }
+        }
+        same.sort(Comparator.comparingDouble(r -> num(r, "round")));
+        runs.put(side, same);
+      }
+      double[] ratios = ratios(runs.get("tls"), runs.get("plain"), r -> num(r, "batches_per_s"));
       double ratio = Stats.median(ratios);
-      Medians p = medians(plain);
-      Medians s = medians(tls);
-      Medians gm = medians(List.of(g));
-      Medians ep = medians(echoPlain);
-      Medians et = medians(echoTls);
-      boolean targeted = ((Number) batch).intValue() == 256;
-      t.row(
-          batch,
-          threads,
-          Math.round(p.batchesPerS()),
-          p.p50(),
-          p.p99(),
-          p.cpu(),
-          Math.round(s.batchesPerS()),
-          s.p50(),
-          s.p99(),
-          s.cpu(),
-          ratio,
-          Arrays.stream(ratios).map(Stats::round2).boxed().toList(),
-          // CPU per batch moves less with what else runs on the machine than batches/s do
-          Stats.median(ratios(tls, plain, SecurityReport::cpu)),
-          Stats.median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s"))),
-          s.cpu() - p.cpu(),
-          aes.get(batch.toString()),
-          gm.p50(),
-          targeted
-              ? String.format(
-                  " target >= %.2f: %s",
-                  LOOKUP_TARGET, ratio >= LOOKUP_TARGET ? "target met" : "target missed")
-              : null,
-          Math.round(gm.batchesPerS()),
-          gm.p99(),
-          finite(gm.cpu()),
-          Math.round(ep.batchesPerS()),
-          ep.p99(),
-          finite(ep.cpu()),
-          Math.round(et.batchesPerS()),
-          et.p99(),
-          finite(et.cpu()),
-          ep.p50(),
-          et.p50());
+      Medians plain = medians(runs.get("plain"));
+      Medians tls = medians(runs.get("tls"));
+      List<Object> row = new ArrayList<>(List.of(g.get("batch"), g.get("threads")));
+      row.addAll(plain.cells());
+      row.addAll(tls.cells());
+      row.add(ratio);
+      row.add(Arrays.stream(ratios).map(Stats::round2).boxed().toList());
+      // CPU per batch moves less with what else runs on the machine than batches/s do
+      row.add(Stats.median(ratios(runs.get("tls"), runs.get("plain"), SecurityReport::cpu)));
+      row.add(
+          Stats.median(
+              ratios(runs.get("echo-tls"), runs.get("echo-plain"), r -> num(r, "batches_per_s"))));
+      row.add(tls.cpu() - plain.cpu());
+      row.add(aes.get(g.get("batch").toString()));
+      for (String side : List.of("gather", "echo-plain", "echo-tls")) {
+        row.addAll(medians(runs.get(side)).cells());
+      }
+      boolean targeted = num(g, "batch") == 256;
+      row.add(targeted ? " target >= " + LOOKUP_TARGET + ": " + met(ratio >= LOOKUP_TARGET) : null);
+      t.row(row.toArray());
     }
     return t;
   }
 
-  private static Double finite(double x) {
-    return Double.isNaN(x) ? null : x;
+  /** The medians of a configuration's rounds, in microseconds but for batches/s. */
+  private record Medians(long batchesPerS, double p50, double p99, double cpu) {
+    List<Object> cells() {
+      return List.of(batchesPerS, p50, p99, cpu);
+    }
   }
 
-  /** The medians of the fills per transport and of the rounds' TLS / plain ratios. */
+  private static Medians medians(List<Map<String, Object>> runs) {
+    return new Medians(
+        Math.round(Stats.median(values(runs, "batches_per_s"))),
+        Stats.median(values(runs, "p50_us")),
+        Stats.median(values(runs, "p99_us")),
+        Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray()));
+  }
+
+  /** The fills' medians per transport and of the rounds' TLS / plain ratios. */
   @SuppressWarnings("unchecked")
   static Map<String, Object> fillSummary(Map<String, Object> fill) {
     List<Map<String, Object>> runs = (List<Map<String, Object>>) fill.get("runs");
-    List<Map<String, Object>> plain = pick(runs, r -> true, "plain");
-    List<Map<String, Object>> tls = pick(runs, r -> true, "tls");
+    List<Map<String, Object>> plain =
+        runs.stream().filter(r -> r.get("system").equals("plain")).toList();
+    List<Map<String, Object>> tls =
+        runs.stream().filter(r -> r.get("system").equals("tls")).toList();
     double[] ratios = ratios(tls, plain, r -> num(r, "examples_per_s"));
     Map<String, Object> s = new LinkedHashMap<>();
     for (String key : List.of("examples_per_s", "cpu_us_per_example")) {
@@ -161,6 +161,10 @@ final class SecurityReport {
     return t;
   }
 
+  private static String met(boolean met) {
+    return met ? "target met" : "target missed";
+  }
+
   /** The tables, each target with "target met" or "target missed". */
   @SuppressWarnings("unchecked")
   static void print(Map<String, Object> results) {
@@ -184,7 +188,6 @@ final class SecurityReport {
         c.get("times"),
         num((Map<String, Object>) c.get("plain"), "median_ms"),
         num((Map<String, Object>) c.get("tls"), "median_ms"));
-
     Map<String, Object> f = (Map<String, Object>) fill.get("summary");
     System.out.printf(
         "cluster fill, %,d examples on %s nodes, median of %d: Artery TCP %,.0f examples/s (CPU"
@@ -200,7 +203,7 @@ final class SecurityReport {
         num(f, "ratio"),
         f.get("ratio_per_round"),
         FILL_TARGET,
-        num(f, "ratio") >= FILL_TARGET ? "target met" : "target missed",
+        met(num(f, "ratio") >= FILL_TARGET),
         num(f, "cpu_ratio"));
     System.out.printf(
         "load average (1 min) before and after: %s on %s cores%n",
@@ -252,30 +255,6 @@ final class SecurityReport {
   private static double cpu(Map<String, Object> run) {
     return num(run, "cpu_us_per_batch_client") + num(run, "cpu_us_per_batch_server");
   }
-
-  private static List<Map<String, Object>> pick(
-      List<Map<String, Object>> rows, Predicate<Map<String, Object>> same, String system) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (Map<String, Object> r : rows) {
-      if (r.get("system").equals(system) && same.test(r)) {
-        out.add(r);
-      }
-    }
-    out.sort((a, b) -> Double.compare(num(a, "round"), num(b, "round")));
-    return out;
-  }
-
-  /** The medians of a configuration's rounds: batches/s, p50 and p99 latency, CPU per batch. */
-  private static Medians medians(List<Map<String, Object>> runs) {
-    return new Medians(
-        Stats.median(values(runs, "batches_per_s")),
-        Stats.median(values(runs, "p50_us")),
-        Stats.median(values(runs, "p99_us")),
-        Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray()));
-  }
-
-  /** The medians of a configuration's rounds, in microseconds but for batches/s. */
-  private record Medians(double batchesPerS, double p50, double p99, double cpu) {}
 
   private static double[] values(List<Map<String, Object>> runs, String key) {
     return runs.stream().mapToDouble(r -> num(r, key)).toArray();
