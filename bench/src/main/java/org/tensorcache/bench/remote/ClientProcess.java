@@ -32,7 +32,7 @@ public final class ClientProcess implements AutoCloseable {
           "aeron.socket.so_sndbuf", "4194304",
           "aeron.rcv.initial.window.length", "4194304");
 
-  /** The client's side: answers the words of one command line. */
+  /** The client's side: answers the words of a command line. */
   public interface Client {
     Object answer(String[] words) throws Exception;
   }
@@ -46,10 +46,7 @@ public final class ClientProcess implements AutoCloseable {
   private final PrintWriter commands;
   private final BufferedReader output;
 
-  /**
-   * Starts {@code main} (whose {@code main} calls {@link #serve}) with {@code options}; a client
-   * still running after the size's limit is stopped, which ends any read of its answer.
-   */
+  /** Starts {@code main}, which calls {@link #serve}; stopped if still running after a limit. */
   public ClientProcess(Class<?> main, Map<String, Object> options, RunSize size) throws Exception {
     List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
     AERON_PROPERTIES.forEach((k, v) -> jvm.add("-D" + k + "=" + v));
@@ -98,9 +95,8 @@ public final class ClientProcess implements AutoCloseable {
   }
 
   /**
-   * The client's {@code main}: sets up from {@code args}, answers every line that starts with
-   * {@code run}, then exits the JVM at once (an aeron-udp system may leave non-daemon threads
-   * behind; a failed check or server exits with 1).
+   * The client's {@code main}; exits at once when done (an aeron-udp system may leave non-daemon
+   * threads behind), with 1 on a failed check or server.
    */
   public static void serve(String[] args, Setup setup) {
     try {

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -18,7 +19,6 @@ import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupSecurity;
-import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.report.Stats;
 
 /**
@@ -26,8 +26,6 @@ import org.tensorcache.bench.report.Stats;
  * and sends the next. Only the request-reply is timed; the check runs between requests.
  */
 public final class Load {
-  private static final long NANOS_PER_TICK = 10_000_000L; // Linux USER_HZ is 100
-
   private Load() {}
 
   /** One thread's connection to the system under test. */
@@ -48,10 +46,18 @@ public final class Load {
     Target<?> open() throws Exception;
   }
 
+  /** Fills {@code out} with the values of {@code indices}, one array per field. */
+  public interface Into {
+    void fetch(long[] indices, float[][] out) throws Exception;
+  }
+
+  /** A system measured by {@link #turns}, with the CPU meters its rows report. */
+  public record Side(String name, Targets targets, Map<String, LongSupplier> cpu) {}
+
   /**
    * Runs {@code threads} threads for {@code warmupS} then {@code measureS} seconds; returns
-   * batches/s over the measured window, latency percentiles in microseconds and, per meter of
-   * {@code cpu}, CPU time per batch. The indices are drawn from a seed of (batch, thread), so every
+   * batches/s over the measured window, latency percentiles in microseconds and CPU time per batch
+   * of each meter of {@code cpu}. The indices are drawn from a seed of (batch, thread), so every
    * system gets the same requests.
    */
   public static Map<String, Object> run(
@@ -63,23 +69,23 @@ public final class Load {
       double warmupS,
       double measureS)
       throws Exception {
-    long measureFrom = System.nanoTime() + (long) (warmupS * 1e9);
-    long measureTo = measureFrom + (long) (measureS * 1e9);
+    long from = System.nanoTime() + (long) (warmupS * 1e9);
+    long to = from + (long) (measureS * 1e9);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<long[]>> counts = new ArrayList<>();
+      Histogram all = new Histogram(3);
       List<Histogram> histograms = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Histogram h = new Histogram(3);
         histograms.add(h);
         long seed = batch * 1_000L + t;
-        counts.add(pool.submit(() -> loop(targets, n, batch, seed, measureFrom, measureTo, h)));
+        counts.add(pool.submit(() -> loop(targets.open(), n, batch, seed, from, to, h)));
       }
-      Map<String, Long> cpuBefore = sampleAt(cpu, measureFrom);
-      Map<String, Long> cpuAfter = sampleAt(cpu, measureTo);
+      Map<String, Long> cpuBefore = sampleAt(cpu, from);
+      Map<String, Long> cpuAfter = sampleAt(cpu, to);
       long requests = 0;
       long checked = 0;
-      Histogram all = new Histogram(3);
       for (int t = 0; t < threads; t++) {
         long[] c = counts.get(t).get();
         requests += c[0];
@@ -107,6 +113,33 @@ public final class Load {
     }
   }
 
+  /**
+   * Every side in turn for each batch size and thread count, so that all see the same moments of a
+   * noisy machine; each row starts with the side's name as {@code system} and {@code tag}.
+   */
+  public static List<Map<String, Object>> turns(
+      List<Side> sides,
+      int n,
+      int[] batches,
+      int[] threads,
+      double warmupS,
+      double measureS,
+      Map<String, ?> tag)
+      throws Exception {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (int batch : batches) {
+      for (int t : threads) {
+        for (Side s : sides) {
+          Map<String, Object> row = new LinkedHashMap<>(Map.of("system", s.name()));
+          row.putAll(tag);
+          row.putAll(run(s.targets(), s.cpu(), n, batch, t, warmupS, measureS));
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
+  }
+
   private static Map<String, Long> sampleAt(Map<String, LongSupplier> cpu, long at)
       throws InterruptedException {
     long wait = at - System.nanoTime();
@@ -120,17 +153,14 @@ public final class Load {
 
   @SuppressWarnings("unchecked")
   private static long[] loop(
-      Targets targets, int n, int batch, long seed, long from, long to, Histogram h)
+      Target<?> opened, int n, int batch, long seed, long from, long to, Histogram h)
       throws Exception {
     SplittableRandom random = new SplittableRandom(seed);
     long requests = 0;
     long checked = 0;
-    try (Target<Object> target = (Target<Object>) targets.open()) {
+    try (Target<Object> target = (Target<Object>) opened) {
       while (true) {
-        long[] indices = new long[batch];
-        for (int i = 0; i < batch; i++) {
-          indices[i] = random.nextInt(n);
-        }
+        long[] indices = random.ints(batch, 0, n).asLongStream().toArray();
         long t0 = System.nanoTime();
         if (t0 >= to) {
           break;
@@ -148,35 +178,56 @@ public final class Load {
   }
 
   /**
-   * CPU meters, in nanoseconds, of this JVM ("client") and of process {@code serverPid} from {@code
-   * /proc} ("server", -1 where unreadable). On a busy machine latency mostly measures the
-   * scheduler; CPU time per batch is what a request costs whatever else runs.
+   * CPU time in nanoseconds of this JVM ("client") and of process {@code serverPid} ("server", from
+   * {@code /proc}, -1 where unreadable): on a busy machine latency mostly measures the scheduler,
+   * CPU time per batch what a request costs whatever else runs.
    */
   public static Map<String, LongSupplier> cpu(long serverPid) {
     var os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     Path stat = Path.of("/proc", Long.toString(serverPid), "stat");
-    Map<String, LongSupplier> meters = new LinkedHashMap<>();
-    meters.put("client", os::getProcessCpuTime);
-    meters.put(
-        "server",
+    LongSupplier server =
         () -> {
           try {
             String s = Files.readString(stat);
             // the command name may hold spaces: the fields that follow start after its ')'
             String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L; // USER_HZ 100
           } catch (IOException | RuntimeException e) {
             return -1;
           }
-        });
-    return meters;
+        };
+    return new TreeMap<>(Map.of("client", os::getProcessCpuTime, "server", server));
   }
 
   /**
-   * One client per thread of the lookup port at {@code hostPort}, into arrays it reuses as a data
-   * loader would; every {@code checkEvery}th reply is checked whole, the first included.
+   * A target that fetches into two arrays it reuses, as a data loader would, and checks every
+   * {@code checkEvery}th reply whole (the first included) against {@link ServerNode#check}.
    */
+  public static Target<float[][]> into(Into into, int checkEvery, AutoCloseable onClose) {
+    float[][] out = new float[2][4096];
+    return new Target<>() {
+      private long replies;
+
+      @Override
+      public float[][] fetch(long[] indices) throws Exception {
+        into.fetch(indices, out);
+        return out;
+      }
+
+      @Override
+      public int check(long[] indices, float[][] reply) {
+        return replies++ % checkEvery == 0 ? expect(indices, reply[0], reply[1]) : 0;
+      }
+
+      @Override
+      public void close() throws Exception {
+        onClose.close();
+      }
+    };
+  }
+
+  /** One client per thread of the lookup port at {@code hostPort}, see {@link #into}. */
   public static Targets port(
       String hostPort, LookupSecurity security, String cacheId, int checkEvery) {
     int colon = hostPort.lastIndexOf(':');
@@ -185,33 +236,11 @@ public final class Load {
             hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
     return () -> {
       var client = RemoteLookupClient.connect(List.of(address), Duration.ofSeconds(10), security);
-      return new Target<float[][]>() {
-        private final float[][] out = new float[2][4096];
-        private long replies;
-
-        @Override
-        public float[][] fetch(long[] indices) {
-          client.lookupInto(cacheId, indices, out);
-          return out;
-        }
-
-        @Override
-        public int check(long[] indices, float[][] reply) {
-          return replies++ % checkEvery == 0 ? expect(indices, reply[0], reply[1]) : 0;
-        }
-
-        @Override
-        public void close() {
-          client.close();
-        }
-      };
+      return into((indices, out) -> client.lookupInto(cacheId, indices, out), checkEvery, client);
     };
   }
 
-  /**
-   * Throws unless {@code chosen} and {@code rejected} hold the values of {@code indices} that
-   * {@link SyntheticRunner} computes with {@link ServerNode#SEED}; returns how many were checked.
-   */
+  /** {@link ServerNode#check} of values served; returns how many. */
   public static int expect(long[] indices, float[] chosen, float[] rejected) {
     ServerNode.check(ServerNode.SEED, indices, chosen, rejected, "served");
     return indices.length;

@@ -5,10 +5,8 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -73,19 +71,17 @@ public final class RemoteClient {
           Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, size.pick(1, 0.05, 0.01));
           Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, size.pick(4, 0.3, 0.01));
         }
-        double warmup = size.pick(2, 0.05, 0);
-        double measure = size.pick(5, 0.3, 0.05);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (int batch : BATCHES) {
-          for (int threads : new int[] {1, 4}) {
-            // the two systems alternate so that both see the same moment of a noisy machine
-            var tc = Load.run(tensorCache, tcCpu, n, batch, threads, warmup, measure);
-            rows.add(row(transport, transport, tc));
-            var r = Load.run(redis, redisCpu, n, batch, threads, warmup, measure);
-            rows.add(row("redis", transport, r));
-          }
-        }
-        return rows;
+        // the two systems alternate so that both see the same moment of a noisy machine
+        return Load.turns(
+            List.of(
+                new Load.Side(transport, tensorCache, tcCpu),
+                new Load.Side("redis", redis, redisCpu)),
+            n,
+            BATCHES,
+            new int[] {1, 4},
+            size.pick(2, 0.05, 0),
+            size.pick(5, 0.3, 0.05),
+            Map.of("next_to", transport));
       } finally {
         if (system != null) {
           system.terminate();
@@ -93,14 +89,6 @@ public final class RemoteClient {
         }
       }
     };
-  }
-
-  private static Map<String, Object> row(String system, String nextTo, Map<String, Object> load) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("system", system);
-    row.put("next_to", nextTo);
-    row.putAll(load);
-    return row;
   }
 
   /** A remote actor system (no cluster) with the product's transport profile and serializers. */

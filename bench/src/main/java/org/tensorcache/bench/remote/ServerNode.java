@@ -6,16 +6,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.client.Batch;
+import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.SyntheticRunner;
@@ -39,11 +36,7 @@ public final class ServerNode implements AutoCloseable {
     this.cacheId = cacheId;
   }
 
-  /**
-   * Starts a node with {@code profiles} ({@code local}: Artery TCP; {@code aeron, local}: Aeron
-   * UDP) and {@code settings} (HOCON paths, e.g. the lookup port's TLS material), its data under
-   * {@code dir}, and fills cache {@code name} of {@code n} examples.
-   */
+  /** Starts a node with {@code profiles} and {@code settings}, and fills cache {@code name}. */
   public static ServerNode start(
       Path dir, String name, int n, List<String> profiles, Map<String, Object> settings)
       throws Exception {
@@ -106,26 +99,10 @@ public final class ServerNode implements AutoCloseable {
     return a.getHostString() + ":" + a.getPort();
   }
 
-  /**
-   * The full path of the node's lookup actor under a fixed name, which a process that is no member
-   * can select: the node's own if it starts one, else one started here.
-   */
-  String lookupPath() throws Exception {
-    String name = "tensorcache-lookup";
-    String address = Cluster.get(system()).selfMember().address().toString();
-    try {
-      return address
-          + Adapter.toClassic(system())
-              .actorSelection("/system/" + name)
-              .resolveOne(Duration.ofSeconds(2))
-              .toCompletableFuture()
-              .get(3, TimeUnit.SECONDS)
-              .path()
-              .toStringWithoutAddress();
-    } catch (ExecutionException e) {
-      var lookup = system().systemActorOf(LookupActor.create(), name, Props.empty());
-      return address + lookup.path().toStringWithoutAddress();
-    }
+  /** The full path of the node's lookup actor, which a process that is no member can select. */
+  String lookupPath() {
+    LocalLookup.get(system()); // which starts the lookup actor
+    return Cluster.get(system()).selfMember().address() + LookupActor.PATH;
   }
 
   /** Stops the node (bounded by the launcher: an aeron-udp shutdown can hang, and is told). */
