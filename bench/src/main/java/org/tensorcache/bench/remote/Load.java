@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 import org.tensorcache.actors.client.RemoteLookupClient;
@@ -44,11 +45,6 @@ public final class Load {
   /** Makes the target of one thread. */
   public interface Targets {
     Target<?> open() throws Exception;
-  }
-
-  /** Fills {@code out} with the values of {@code indices}, one array per field. */
-  public interface Into {
-    void fetch(long[] indices, float[][] out) throws Exception;
   }
 
   /** A system measured by {@link #turns}, with the CPU meters its rows report. */
@@ -201,17 +197,18 @@ public final class Load {
   }
 
   /**
-   * A target that fetches into two arrays it reuses, as a data loader would, and checks every
-   * {@code checkEvery}th reply whole (the first included) against {@link ServerNode#check}.
+   * A target that has {@code into} fill two arrays it reuses with a batch's fields, as a data
+   * loader would, and checks every {@code checkEvery}th reply whole (the first included).
    */
-  public static Target<float[][]> into(Into into, int checkEvery, AutoCloseable onClose) {
+  public static Target<float[][]> into(
+      BiConsumer<long[], float[][]> into, int checkEvery, AutoCloseable onClose) {
     float[][] out = new float[2][4096];
     return new Target<>() {
       private long replies;
 
       @Override
-      public float[][] fetch(long[] indices) throws Exception {
-        into.fetch(indices, out);
+      public float[][] fetch(long[] indices) {
+        into.accept(indices, out);
         return out;
       }
 

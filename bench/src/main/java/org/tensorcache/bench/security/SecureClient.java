@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import javax.net.ssl.SSLSocket;
 import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.bench.fixture.RunSize;
@@ -60,8 +61,8 @@ public final class SecureClient {
     var cpu = Load.cpu(Long.parseLong(a.get("server-pid")));
     Load.Targets gather = gather(n);
     return words -> {
-      try (SocketEcho plainEcho = SocketEcho.start(LookupSecurity.none());
-          SocketEcho tlsEcho = SocketEcho.start(echoServer)) {
+      try (SocketEcho plainEcho = new SocketEcho(LookupSecurity.none());
+          SocketEcho tlsEcho = new SocketEcho(echoServer)) {
         Load.Targets plain = Load.port(words[2], LookupSecurity.none(), words[1], CHECK_EVERY);
         Load.Targets tls = Load.port(words[3], security, words[1], CHECK_EVERY);
         Load.Targets echoPlain = () -> plainEcho.client(LookupSecurity.none());
@@ -120,7 +121,7 @@ public final class SecureClient {
       values[0][i] = SyntheticRunner.value(ServerNode.SEED, 0, i);
       values[1][i] = SyntheticRunner.value(ServerNode.SEED, 1, i);
     }
-    Load.Into into =
+    BiConsumer<long[], float[][]> into =
         (indices, out) -> {
           for (int f = 0; f < out.length; f++) {
             float[] from = values[f];

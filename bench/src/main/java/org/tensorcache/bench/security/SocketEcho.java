@@ -14,11 +14,10 @@ import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.bench.remote.Load;
 
 /**
- * The limit of what a lookup port can do over a transport: a bare echo server on loopback, no cache
- * behind it, over plain TCP or over TLS with the port's own settings ({@link
- * LookupSecurity#nodeSocket}: TLS 1.3, a client certificate required). Its clients send a lookup's
- * request and take a lookup's reply, of the sizes the port's would have (two float fields), so that
- * TLS echo / plain echo is what the JDK's TLS costs those bytes on this machine.
+ * The limit of a lookup port over a transport: a bare echo server on loopback, no cache behind it,
+ * plain or with the port's own TLS settings ({@link LookupSecurity#nodeSocket}). Its clients send a
+ * lookup's request and read a lookup's reply, of the sizes the port's would have (two float
+ * fields), so that TLS echo / plain echo is what the JDK's TLS costs those bytes on this machine.
  */
 final class SocketEcho implements AutoCloseable {
   /** A GET's frame, past its indices: length, version, op, the cache id (about 20 bytes). */
@@ -27,43 +26,32 @@ final class SocketEcho implements AutoCloseable {
   /** A reply's frame, past its values: length, status, field count, each field's name and dtype. */
   private static final int REPLY_HEADER = 48;
 
-  private static final int FIELDS = 2;
-
   private final ServerSocket server;
-  private final LookupSecurity security;
-
-  private SocketEcho(ServerSocket server, LookupSecurity security) {
-    this.server = server;
-    this.security = security;
-  }
 
   /** Starts an echo server; {@code security} as a node's port ({@link LookupSecurity#none()}). */
-  static SocketEcho start(LookupSecurity security) throws IOException {
-    SocketEcho echo =
-        new SocketEcho(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), security);
-    daemon(echo::accept, "echo-accept");
-    return echo;
+  SocketEcho(LookupSecurity security) throws IOException {
+    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    daemon(
+        () -> {
+          while (!server.isClosed()) {
+            try {
+              Socket s = server.accept();
+              daemon(() -> serve(s, security));
+            } catch (IOException e) {
+              return; // closed
+            }
+          }
+        });
   }
 
-  private static void daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
+  private static void daemon(Runnable r) {
+    Thread t = new Thread(r, "echo");
     t.setDaemon(true);
     t.start();
   }
 
-  private void accept() {
-    while (!server.isClosed()) {
-      try {
-        Socket s = server.accept();
-        daemon(() -> serve(s), "echo-" + s.getPort());
-      } catch (IOException e) {
-        return; // closed
-      }
-    }
-  }
-
   /** Reads a frame whose first four bytes after the length ask for the reply's size; replies. */
-  private void serve(Socket socket) {
+  private static void serve(Socket socket, LookupSecurity security) {
     try (socket) {
       socket.setTcpNoDelay(true);
       Socket s = security.tls().isPresent() ? security.nodeSocket(socket) : socket;
@@ -103,11 +91,10 @@ final class SocketEcho implements AutoCloseable {
     return new Load.Target<>() {
       private byte[] buffer = new byte[0];
 
-      /** Sends a request of a GET's size for the batch and reads a reply of a reply's size. */
       @Override
       public byte[] fetch(long[] indices) throws IOException {
         int length = REQUEST_HEADER + 8 * indices.length;
-        int replyLength = REPLY_HEADER + 4 * FIELDS * indices.length;
+        int replyLength = REPLY_HEADER + 4 * 2 * indices.length;
         buffer = fit(buffer, Math.max(length, replyLength));
         out.writeInt(length);
         out.writeInt(replyLength);
