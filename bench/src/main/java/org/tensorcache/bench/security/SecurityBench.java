@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -101,18 +102,12 @@ public final class SecurityBench {
     int n = size.pick(RemoteBench.N, RemoteBench.N, RemoteBench.SMOKE_N);
     Path node = ClusterCertificates.nodeDir(certs, HOST);
     String tls = "tensorcache.lookup.endpoint.tls.";
-    Map<String, Object> settings =
-        Map.of(
-            tls + "enabled",
-            "on",
-            tls + "certificate",
-            node.resolve(ClusterCertificates.NODE_CERT).toString(),
-            tls + "private-key",
-            node.resolve(ClusterCertificates.NODE_KEY).toString(),
-            tls + "client-ca",
-            node.resolve(ClusterCertificates.CLIENT_CA_CERT).toString(),
-            "tensorcache.lookup.endpoint.token-file",
-            token.toString());
+    Map<String, Object> settings = new HashMap<>();
+    settings.put(tls + "enabled", "on");
+    settings.put(tls + "certificate", node.resolve(ClusterCertificates.NODE_CERT).toString());
+    settings.put(tls + "private-key", node.resolve(ClusterCertificates.NODE_KEY).toString());
+    settings.put(tls + "client-ca", node.resolve(ClusterCertificates.CLIENT_CA_CERT).toString());
+    settings.put("tensorcache.lookup.endpoint.token-file", token.toString());
     Map<String, Object> options =
         Map.of(
             "n", n,
