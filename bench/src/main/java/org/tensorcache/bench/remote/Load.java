@@ -1,16 +1,25 @@
 package org.tensorcache.bench.remote;
 
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.Callable;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
+import org.tensorcache.actors.client.RemoteLookupClient;
+import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.bench.report.Stats;
 
 /**
@@ -22,12 +31,10 @@ public final class Load {
 
   /** One thread's connection to the system under test. */
   public interface Target<R> extends AutoCloseable {
-    /** The values of {@code indices}. */
     R fetch(long[] indices) throws Exception;
 
     /**
-     * Throws if {@code reply} is not exactly the values of {@code indices}; returns how many of the
-     * examples it checked (all of them, or none where a target checks a sample of its replies).
+     * Throws unless {@code reply} holds the values of {@code indices}; returns how many it checked.
      */
     int check(long[] indices, R reply);
 
@@ -37,14 +44,17 @@ public final class Load {
 
   /** Makes the target of one thread. */
   public interface Targets {
-    /** A new target, for one thread. */
     Target<?> open() throws Exception;
   }
 
+  /** A system measured by {@link #turns}, with the CPU meters its rows report. */
+  public record Side(String name, Targets targets, Map<String, LongSupplier> cpu) {}
+
   /**
-   * Runs {@code threads} threads over {@code targets} for {@code warmupS} then {@code measureS}
-   * seconds; returns batches/s over the measured window and latency percentiles in microseconds.
-   * The indices are drawn from a seed of (batch, thread), so every system gets the same requests.
+   * Runs {@code threads} threads for {@code warmupS} then {@code measureS} seconds; returns
+   * batches/s over the measured window, latency percentiles in microseconds and CPU time per batch
+   * of each meter of {@code cpu}. The indices are drawn from a seed of (batch, thread), so every
+   * system gets the same requests.
    */
   public static Map<String, Object> run(
       Targets targets,
@@ -55,25 +65,23 @@ public final class Load {
       double warmupS,
       double measureS)
       throws Exception {
-    long start = System.nanoTime();
-    long measureFrom = start + (long) (warmupS * 1e9);
-    long measureTo = measureFrom + (long) (measureS * 1e9);
+    long from = System.nanoTime() + (long) (warmupS * 1e9);
+    long to = from + (long) (measureS * 1e9);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<long[]>> counts = new ArrayList<>();
+      Histogram all = new Histogram(3);
       List<Histogram> histograms = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Histogram h = new Histogram(3);
         histograms.add(h);
         long seed = batch * 1_000L + t;
-        Callable<long[]> loop = () -> loop(targets, n, batch, seed, measureFrom, measureTo, h);
-        counts.add(pool.submit(loop));
+        counts.add(pool.submit(() -> loop(targets.open(), n, batch, seed, from, to, h)));
       }
-      Map<String, Long> cpuBefore = sampleAt(cpu, measureFrom);
-      Map<String, Long> cpuAfter = sampleAt(cpu, measureTo);
+      Map<String, Long> cpuBefore = sampleAt(cpu, from);
+      Map<String, Long> cpuAfter = sampleAt(cpu, to);
       long requests = 0;
       long checked = 0;
-      Histogram all = new Histogram(3);
       for (int t = 0; t < threads; t++) {
         long[] c = counts.get(t).get();
         requests += c[0];
@@ -88,8 +96,8 @@ public final class Load {
       row.put("p50_us", requests == 0 ? null : Stats.round1(all.getValueAtPercentile(50) / 1e3));
       row.put("p99_us", requests == 0 ? null : Stats.round1(all.getValueAtPercentile(99) / 1e3));
       for (String name : cpu.keySet()) {
-        long used = cpuAfter.get(name) - cpuBefore.get(name);
         if (cpuBefore.get(name) >= 0 && requests > 0) {
+          long used = cpuAfter.get(name) - cpuBefore.get(name);
           row.put("cpu_us_per_batch_" + name, Stats.round1(used / 1e3 / requests));
         }
       }
@@ -101,7 +109,33 @@ public final class Load {
     }
   }
 
-  /** Samples every meter once {@code at} (a nanoTime) has come. */
+  /**
+   * Every side in turn for each batch size and thread count, so that all see the same moments of a
+   * noisy machine; each row starts with the side's name as {@code system} and {@code tag}.
+   */
+  public static List<Map<String, Object>> turns(
+      List<Side> sides,
+      int n,
+      int[] batches,
+      int[] threads,
+      double warmupS,
+      double measureS,
+      Map<String, ?> tag)
+      throws Exception {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (int batch : batches) {
+      for (int t : threads) {
+        for (Side s : sides) {
+          Map<String, Object> row = new LinkedHashMap<>(Map.of("system", s.name()));
+          row.putAll(tag);
+          row.putAll(run(s.targets(), s.cpu(), n, batch, t, warmupS, measureS));
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
+  }
+
   private static Map<String, Long> sampleAt(Map<String, LongSupplier> cpu, long at)
       throws InterruptedException {
     long wait = at - System.nanoTime();
@@ -115,17 +149,14 @@ public final class Load {
 
   @SuppressWarnings("unchecked")
   private static long[] loop(
-      Targets targets, int n, int batch, long seed, long from, long to, Histogram h)
+      Target<?> opened, int n, int batch, long seed, long from, long to, Histogram h)
       throws Exception {
     SplittableRandom random = new SplittableRandom(seed);
     long requests = 0;
     long checked = 0;
-    try (Target<Object> target = (Target<Object>) targets.open()) {
+    try (Target<Object> target = (Target<Object>) opened) {
       while (true) {
-        long[] indices = new long[batch];
-        for (int i = 0; i < batch; i++) {
-          indices[i] = random.nextInt(n);
-        }
+        long[] indices = random.ints(batch, 0, n).asLongStream().toArray();
         long t0 = System.nanoTime();
         if (t0 >= to) {
           break;
@@ -140,5 +171,75 @@ public final class Load {
       }
     }
     return new long[] {requests, checked};
+  }
+
+  /**
+   * CPU time in nanoseconds of this JVM ("client") and of process {@code serverPid} ("server", from
+   * {@code /proc}, -1 where unreadable): on a busy machine latency mostly measures the scheduler,
+   * CPU time per batch what a request costs whatever else runs.
+   */
+  public static Map<String, LongSupplier> cpu(long serverPid) {
+    var os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    Path stat = Path.of("/proc", Long.toString(serverPid), "stat");
+    LongSupplier server =
+        () -> {
+          try {
+            String s = Files.readString(stat);
+            // the command name may hold spaces: the fields that follow start after its ')'
+            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L; // USER_HZ 100
+          } catch (IOException | RuntimeException e) {
+            return -1;
+          }
+        };
+    return new TreeMap<>(Map.of("client", os::getProcessCpuTime, "server", server));
+  }
+
+  /**
+   * A target that has {@code into} fill two arrays it reuses with a batch's fields, as a data
+   * loader would, and checks every {@code checkEvery}th reply whole (the first included).
+   */
+  public static Target<float[][]> into(
+      BiConsumer<long[], float[][]> into, int checkEvery, AutoCloseable onClose) {
+    float[][] out = new float[2][4096];
+    return new Target<>() {
+      private long replies;
+
+      @Override
+      public float[][] fetch(long[] indices) {
+        into.accept(indices, out);
+        return out;
+      }
+
+      @Override
+      public int check(long[] indices, float[][] reply) {
+        return replies++ % checkEvery == 0 ? expect(indices, reply[0], reply[1]) : 0;
+      }
+
+      @Override
+      public void close() throws Exception {
+        onClose.close();
+      }
+    };
+  }
+
+  /** One client per thread of the lookup port at {@code hostPort}, see {@link #into}. */
+  public static Targets port(
+      String hostPort, LookupSecurity security, String cacheId, int checkEvery) {
+    int colon = hostPort.lastIndexOf(':');
+    var address =
+        new InetSocketAddress(
+            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    return () -> {
+      var client = RemoteLookupClient.connect(List.of(address), Duration.ofSeconds(10), security);
+      return into((indices, out) -> client.lookupInto(cacheId, indices, out), checkEvery, client);
+    };
+  }
+
+  /** {@link ServerNode#check} of values served; returns how many. */
+  public static int expect(long[] indices, float[] chosen, float[] rejected) {
+    ServerNode.check(ServerNode.SEED, indices, chosen, rejected, "served");
+    return indices.length;
   }
 }

@@ -1,14 +1,12 @@
 package org.tensorcache.bench.remote;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,17 +16,20 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.tensorcache.actors.client.RemoteLookupClient;
 import org.tensorcache.actors.lookup.LookupActor;
+import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.launch.NodeLauncher;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
 
 /**
- * The client process: no cluster member and no replica; it asks the server's binary lookup port, or
- * its lookup actor over Artery from an actor system of its own; next to each figure, Redis MGET of
- * the same keys. Prints one line {@code RESULT <json>} with the rows.
+ * The remote part's client, no member and no replica: asked {@code run endpoint CACHE HOST:PORT} it
+ * measures the node's binary lookup port, asked {@code run artery|aeron CACHE LOOKUP-PATH} the
+ * node's lookup actor from an actor system of its own; each next to Redis MGET of the same keys
+ * (key {@code tc:INDEX}, both floats as 8 little-endian bytes). The JVM stays up between servers,
+ * so the later ones are measured warm as well.
  */
 public final class RemoteClient {
   private static final Duration ASK = Duration.ofSeconds(10);
@@ -36,44 +37,22 @@ public final class RemoteClient {
 
   private RemoteClient() {}
 
-  /**
-   * Usage: {@code RemoteClient --cache ID --n N --redis PORT --redis-pid PID --server-pid PID
-   * --work DIR [--quick | --smoke]}, then one line {@code run artery|aeron LOOKUP-PATH} or {@code
-   * run endpoint HOST:PORT} per server on standard input; each prints a {@code RESULT} line. The
-   * JVM stays up between servers, so the second one is measured warm as well.
-   */
+  /** Options: {@code --n N --redis PORT --redis-pid PID --server-pid PID --work DIR --size S}. */
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Throwable e) {
-      e.printStackTrace();
-      System.exit(1); // a failed check or server: exit at once, whatever threads are left
-    }
-    System.exit(0); // an aeron-udp system may leave non-daemon threads behind
+    ClientProcess.serve(args, RemoteClient::start);
   }
 
-  private static void run(String[] args) throws Exception {
-    Map<String, String> a = ClientProcess.options(args);
+  private static ClientProcess.Client start(Map<String, String> a, RunSize size) {
     int n = Integer.parseInt(a.get("n"));
-    byte[][] keys = new byte[n][];
-    for (int i = 0; i < n; i++) {
-      keys[i] = RedisValues.key(i);
-    }
     int redisPort = Integer.parseInt(a.get("redis"));
+    byte[][] keys = loadRedis(redisPort, n);
     Load.Targets redis = () -> new RedisTarget(new Jedis("127.0.0.1", redisPort), keys);
     // CPU per batch of this process and of the server's, measured over the same window
-    Map<String, LongSupplier> tcCpu = new LinkedHashMap<>();
-    tcCpu.put("client", CpuMeter.self());
-    tcCpu.put("server", CpuMeter.process(Long.parseLong(a.get("server-pid"))));
-    Map<String, LongSupplier> redisCpu = new LinkedHashMap<>();
-    redisCpu.put("client", CpuMeter.self());
-    redisCpu.put("server", CpuMeter.process(Long.parseLong(a.get("redis-pid"))));
-    RunSize size = ClientProcess.size(a);
-
-    var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
-    for (String line; (line = in.readLine()) != null && line.startsWith("run "); ) {
-      String[] words = line.split(" ");
+    Map<String, LongSupplier> tcCpu = Load.cpu(Long.parseLong(a.get("server-pid")));
+    Map<String, LongSupplier> redisCpu = Load.cpu(Long.parseLong(a.get("redis-pid")));
+    return words -> {
       String transport = words[1];
+      String cacheId = words[2];
       ActorSystem<Void> system =
           transport.equals("endpoint")
               ? null
@@ -84,44 +63,32 @@ public final class RemoteClient {
       try {
         Load.Targets tensorCache =
             system == null
-                ? () -> new EndpointTarget(endpointClient(words[2]), a.get("cache"))
-                : actorTargets(system, words[2], a.get("cache"));
+                ? Load.port(words[3], LookupSecurity.none(), cacheId, 1)
+                : actorTargets(system, words[3], cacheId);
         // JIT and connections warm before the first figure, every batch size (C2 takes a while on
         // a small busy machine), ending with the size measured first
         for (int i = BATCHES.length - 1; i >= 0; i--) {
           Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, size.pick(1, 0.05, 0.01));
           Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, size.pick(4, 0.3, 0.01));
         }
-
-        double warmup = size.pick(2, 0.05, 0);
-        double measure = size.pick(5, 0.3, 0.05);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (int batch : BATCHES) {
-          for (int threads : new int[] {1, 4}) {
-            // the two systems alternate so that both see the same moment of a noisy machine
-            var tc = Load.run(tensorCache, tcCpu, n, batch, threads, warmup, measure);
-            rows.add(row(transport, transport, tc));
-            var r = Load.run(redis, redisCpu, n, batch, threads, warmup, measure);
-            rows.add(row("redis", transport, r));
-          }
-        }
-        System.out.println(ClientProcess.RESULT + new ObjectMapper().writeValueAsString(rows));
+        // the two systems alternate so that both see the same moment of a noisy machine
+        return Load.turns(
+            List.of(
+                new Load.Side(transport, tensorCache, tcCpu),
+                new Load.Side("redis", redis, redisCpu)),
+            n,
+            BATCHES,
+            new int[] {1, 4},
+            size.pick(2, 0.05, 0),
+            size.pick(5, 0.3, 0.05),
+            Map.of("next_to", transport));
       } finally {
         if (system != null) {
           system.terminate();
           system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
         }
       }
-    }
-  }
-
-  private static Map<String, Object> row(
-      String system, String nextTo, Map<String, Object> figures) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("system", system);
-    row.put("next_to", nextTo);
-    row.putAll(figures);
-    return row;
+    };
   }
 
   /** A remote actor system (no cluster) with the product's transport profile and serializers. */
@@ -138,6 +105,7 @@ public final class RemoteClient {
     return NodeLauncher.config(profiles, overrides, work);
   }
 
+  /** The lookup actor at {@code path}, asked as any non-member would: one ask per batch. */
   private static Load.Targets actorTargets(ActorSystem<?> system, String path, String cacheId)
       throws Exception {
     ActorRef<LookupActor.Command> lookup =
@@ -147,74 +115,58 @@ public final class RemoteClient {
                 .resolveOne(ASK)
                 .toCompletableFuture()
                 .get(ASK.toSeconds() + 1, TimeUnit.SECONDS));
-    return () -> new TensorCacheTarget(system, lookup, cacheId);
+    return () ->
+        new Load.Target<LookupActor.Values>() {
+          @Override
+          public LookupActor.Values fetch(long[] indices) throws Exception {
+            return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
+                    lookup,
+                    replyTo -> new LookupActor.GetValues(cacheId, indices, replyTo),
+                    ASK,
+                    system.scheduler())
+                .toCompletableFuture()
+                .get(ASK.toSeconds() + 1, TimeUnit.SECONDS);
+          }
+
+          @Override
+          public int check(long[] indices, LookupActor.Values reply) {
+            if (!Arrays.equals(indices, reply.indices())) {
+              throw new IllegalStateException("reply for other indices");
+            }
+            Object[] v = reply.values();
+            return Load.expect(indices, (float[]) v[0], (float[]) v[1]);
+          }
+        };
   }
 
-  /** A client of the node's lookup port at {@code hostPort}: one per thread, one connection. */
-  private static RemoteLookupClient endpointClient(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    var address =
-        new InetSocketAddress(
-            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
-    return RemoteLookupClient.connect(List.of(address), ASK);
-  }
-
-  /** The node's binary lookup port, into arrays this thread reuses: what a data loader would do. */
-  private static final class EndpointTarget implements Load.Target<float[][]> {
-    private final RemoteLookupClient client;
-    private final String cacheId;
-    private final float[][] out = new float[2][4096];
-
-    EndpointTarget(RemoteLookupClient client, String cacheId) {
-      this.client = client;
-      this.cacheId = cacheId;
+  /** Loads every example's values into the Redis server on {@code port}; returns the keys. */
+  private static byte[][] loadRedis(int port, int n) {
+    byte[][] keys = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      keys[i] = ("tc:" + i).getBytes(StandardCharsets.US_ASCII);
     }
-
-    @Override
-    public float[][] fetch(long[] indices) {
-      client.lookupInto(cacheId, indices, out);
-      return out;
-    }
-
-    @Override
-    public int check(long[] indices, float[][] reply) {
-      for (int i = 0; i < indices.length; i++) {
-        expect(indices[i], reply[0][i], reply[1][i]);
+    try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+      Pipeline pipe = jedis.pipelined();
+      for (int from = 0; from < n; from += 1_000) {
+        int to = Math.min(n, from + 1_000);
+        byte[][] keysAndValues = new byte[2 * (to - from)][];
+        for (int i = from; i < to; i++) {
+          keysAndValues[2 * (i - from)] = keys[i];
+          keysAndValues[2 * (i - from) + 1] =
+              ByteBuffer.allocate(8)
+                  .order(ByteOrder.LITTLE_ENDIAN)
+                  .putFloat(SyntheticRunner.value(ServerNode.SEED, 0, i))
+                  .putFloat(SyntheticRunner.value(ServerNode.SEED, 1, i))
+                  .array();
+        }
+        pipe.mset(keysAndValues);
       }
-      return indices.length;
-    }
-
-    @Override
-    public void close() {
-      client.close();
-    }
-  }
-
-  /** Asks the server's lookup actor, as any non-member would: one ask per batch. */
-  private record TensorCacheTarget(
-      ActorSystem<?> system, ActorRef<LookupActor.Command> lookup, String cacheId)
-      implements Load.Target<LookupActor.Values> {
-    @Override
-    public LookupActor.Values fetch(long[] indices) throws Exception {
-      return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
-              lookup,
-              replyTo -> new LookupActor.GetValues(cacheId, indices, replyTo),
-              ASK,
-              system.scheduler())
-          .toCompletableFuture()
-          .get(ASK.toSeconds() + 1, TimeUnit.SECONDS);
-    }
-
-    @Override
-    public int check(long[] indices, LookupActor.Values reply) {
-      if (!java.util.Arrays.equals(indices, reply.indices())) {
-        throw new IllegalStateException("reply for other indices");
+      pipe.sync();
+      if (jedis.dbSize() != n) {
+        throw new IllegalStateException("redis holds " + jedis.dbSize() + " keys, expected " + n);
       }
-      for (int i = 0; i < indices.length; i++) {
-        expect(indices[i], ((float[]) reply.values()[0])[i], ((float[]) reply.values()[1])[i]);
-      }
-      return indices.length;
     }
+    return keys;
   }
 
   /** One connection per thread; MGET of the batch's keys. */
@@ -230,31 +182,21 @@ public final class RemoteClient {
 
     @Override
     public int check(long[] indices, List<byte[]> reply) {
-      if (reply.size() != indices.length) {
-        throw new IllegalStateException("MGET answered " + reply.size() + " values");
-      }
+      float[][] v = new float[2][indices.length];
       for (int i = 0; i < indices.length; i++) {
-        if (reply.get(i) == null || reply.get(i).length != 8) {
+        if (reply.size() != indices.length || reply.get(i) == null || reply.get(i).length != 8) {
           throw new IllegalStateException("Redis holds no 8-byte value of example " + indices[i]);
         }
-        ByteBuffer v = ByteBuffer.wrap(reply.get(i)).order(ByteOrder.LITTLE_ENDIAN);
-        expect(indices[i], v.getFloat(), v.getFloat());
+        ByteBuffer b = ByteBuffer.wrap(reply.get(i)).order(ByteOrder.LITTLE_ENDIAN);
+        v[0][i] = b.getFloat();
+        v[1][i] = b.getFloat();
       }
-      return indices.length;
+      return Load.expect(indices, v[0], v[1]);
     }
 
     @Override
     public void close() {
       jedis.close();
-    }
-  }
-
-  private static void expect(long index, float chosen, float rejected) {
-    if (Float.floatToRawIntBits(chosen)
-            != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 0, index))
-        || Float.floatToRawIntBits(rejected)
-            != Float.floatToRawIntBits(SyntheticRunner.value(RemoteBench.SEED, 1, index))) {
-      throw new IllegalStateException("wrong value served for example " + index);
     }
   }
 }

@@ -19,36 +19,9 @@ final class CipherFloor {
   /** TLS's largest record of application data. */
   private static final int RECORD = 16 << 10;
 
-  private final Cipher cipher;
-  private final SecretKeySpec key = new SecretKeySpec(new byte[32], "AES");
-  private final byte[] iv = new byte[12];
-  private long nonce;
+  private CipherFloor() {}
 
-  private CipherFloor() throws GeneralSecurityException {
-    cipher = Cipher.getInstance("AES/GCM/NoPadding");
-  }
-
-  /** Microseconds per batch of {@code batch} examples, measured for {@code seconds}. */
-  static double microsPerBatch(int batch, double seconds) throws GeneralSecurityException {
-    CipherFloor floor = new CipherFloor();
-    byte[] plain = new byte[Math.min(RECORD, batch * 8)];
-    byte[] sealed = new byte[plain.length + 16];
-    byte[] opened = new byte[plain.length];
-    long end = System.nanoTime() + (long) (seconds * 1e9);
-    long t0 = System.nanoTime();
-    long batches = 0;
-    while (System.nanoTime() < end) {
-      for (int direction = 0; direction < 2; direction++) {
-        for (int left = batch * 8; left > 0; left -= RECORD) {
-          floor.roundTrip(plain, Math.min(RECORD, left), sealed, opened);
-        }
-      }
-      batches++;
-    }
-    return (System.nanoTime() - t0) / 1e3 / batches;
-  }
-
-  /** The figures of every batch size, each after a warm-up of its own. */
+  /** Microseconds per batch of every batch size, each measured after a warm-up of its own. */
   static Map<String, Object> measure(int[] batches, double seconds)
       throws GeneralSecurityException {
     Map<String, Object> out = new LinkedHashMap<>();
@@ -59,14 +32,30 @@ final class CipherFloor {
     return out;
   }
 
-  /** Seals {@code len} bytes of {@code plain} under a fresh nonce and opens them again. */
-  private void roundTrip(byte[] plain, int len, byte[] sealed, byte[] opened)
-      throws GeneralSecurityException {
-    ByteBuffer.wrap(iv).putLong(4, ++nonce); // GCM refuses a nonce used before with the key
-    GCMParameterSpec spec = new GCMParameterSpec(128, iv);
-    cipher.init(Cipher.ENCRYPT_MODE, key, spec);
-    int n = cipher.doFinal(plain, 0, len, sealed, 0);
-    cipher.init(Cipher.DECRYPT_MODE, key, spec);
-    cipher.doFinal(sealed, 0, n, opened, 0);
+  private static double microsPerBatch(int batch, double seconds) throws GeneralSecurityException {
+    Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+    SecretKeySpec key = new SecretKeySpec(new byte[32], "AES");
+    byte[] iv = new byte[12];
+    long nonce = 0;
+    byte[] plain = new byte[Math.min(RECORD, batch * 8)];
+    byte[] sealed = new byte[plain.length + 16];
+    byte[] opened = new byte[plain.length];
+    long t0 = System.nanoTime();
+    long end = t0 + (long) (seconds * 1e9);
+    long batches = 0;
+    while (System.nanoTime() < end) {
+      for (int direction = 0; direction < 2; direction++) {
+        for (int left = batch * 8; left > 0; left -= RECORD) {
+          ByteBuffer.wrap(iv).putLong(4, ++nonce); // GCM refuses a nonce used before with the key
+          GCMParameterSpec spec = new GCMParameterSpec(128, iv);
+          cipher.init(Cipher.ENCRYPT_MODE, key, spec);
+          int n = cipher.doFinal(plain, 0, Math.min(RECORD, left), sealed, 0);
+          cipher.init(Cipher.DECRYPT_MODE, key, spec);
+          cipher.doFinal(sealed, 0, n, opened, 0);
+        }
+      }
+      batches++;
+    }
+    return (System.nanoTime() - t0) / 1e3 / batches;
   }
 }

@@ -10,57 +10,46 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletionException;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
-import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.bench.fixture.SyntheticRunner;
+import org.tensorcache.bench.remote.ServerNode;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.scale.ScaleCaches;
 import org.tensorcache.launch.tls.ClusterCertificates;
 import org.tensorcache.launch.tls.TransportSecurity;
 
 /**
- * The fill part: a cluster of nodes in this JVM, as the scale benchmark runs them (the embedded
- * profile, each node on its own loopback port, the synthetic runner so that the cost is the
- * cache's), fills one cache over Artery TCP and then a fresh one over Artery TLS 1.3 with mutual
- * authentication (the {@code tls} profile on top), in turns. Every value is computed on one node
- * and replicated to the other through the transport; the fill counts until every range is
- * persisted, and every node's copy is then checked on a sample.
+ * The fill part: two nodes in this JVM, as the scale benchmark runs them, fill a cache over Artery
+ * TCP, then a fresh one over Artery TLS 1.3 with mutual authentication (the {@code tls} profile),
+ * in turns; each value is computed on one node and replicated to the other through the transport. A
+ * fill counts until every range is persisted; every node's copy is then checked on a sample.
  */
 final class SecureFill {
-  /** Nodes of each cluster. */
-  static final int NODES = 2;
+  private static final int NODES = 2;
 
   private SecureFill() {}
 
-  /**
-   * Fills in turns, after a warm-up fill over each: plain, TLS, plain, TLS, ...; returns the runs
-   * and the sizes.
-   */
+  /** Fills in turns, after a warm-up fill over each: plain, TLS, plain, TLS, ... */
   static Map<String, Object> run(Path dir, Path certs, RunSize size) throws Exception {
     // fills of 12-18 s on the 2-core development machine; 24 million took 20-53 s, and the part
     // up to ten minutes on a busy moment
     int n = size.pick(16_000_000, 300_000, 2 * ScaleCaches.RANGE_SIZE);
     int rounds = size.pick(3, 1, 1);
-    // several clusters in one JVM, one after the other
-    Map<String, Object> plain = Map.of("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
-    Map<String, Object> tls = new LinkedHashMap<>(plain);
-    tls.put(
-        "tensorcache.security.tls.dir",
-        ClusterCertificates.nodeDir(certs, SecurityBench.HOST).toString());
+    String tlsDir = ClusterCertificates.nodeDir(certs, SecurityBench.HOST).toString();
     // the first fills in this JVM run before the JIT has compiled the fill's paths (with an eighth
     // of N first, the fills still sped up by half from the first round to the third): a fill of
     // half the size over each transport first, not counted (none in a smoke run)
     int warmUp = size.pick(n / 2, n / 8, 0);
-    if (warmUp > 0) {
-      one(dir, "plain", 0, warmUp, plain, List.of("local"));
-      one(dir, "tls", 0, warmUp, tls, List.of("tls", "local"));
-    }
     List<Map<String, Object>> runs = new ArrayList<>();
-    for (int round = 1; round <= rounds; round++) {
-      runs.add(one(dir, "plain", round, n, plain, List.of("local")));
-      runs.add(one(dir, "tls", round, n, tls, List.of("tls", "local")));
+    for (int round = warmUp > 0 ? 0 : 1; round <= rounds; round++) {
+      int examples = round == 0 ? warmUp : n;
+      for (String system : List.of("plain", "tls")) {
+        var run = one(dir, system, round, examples, tlsDir);
+        if (round > 0) {
+          runs.add(run);
+        }
+      }
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("examples", n);
@@ -70,14 +59,9 @@ final class SecureFill {
     return out;
   }
 
-  private static Map<String, Object> one(
-      Path dir,
-      String system,
-      int round,
-      int n,
-      Map<String, Object> overrides,
-      List<String> profiles)
+  private static Map<String, Object> one(Path dir, String system, int round, int n, String tlsDir)
       throws Exception {
+    boolean tls = system.equals("tls");
     Path d = Files2.fresh(dir.resolve(system + "-" + round));
     CacheDefinition def = ScaleCaches.definition(d, "security-fill", n);
     Map<String, Object> row = new LinkedHashMap<>();
@@ -85,14 +69,18 @@ final class SecureFill {
     row.put("round", round);
     long t0 = System.nanoTime();
     EmbeddedNodes cluster =
-        EmbeddedNodes.start(d.resolve("node"), List.of(def), NODES, overrides, profiles);
+        EmbeddedNodes.start(
+            d.resolve("node"),
+            List.of(def),
+            NODES,
+            tls ? Map.of("tensorcache.security.tls.dir", tlsDir) : Map.of(),
+            tls ? List.of("tls", "local") : List.of("local"));
     try {
       row.put("transport", TransportSecurity.transport(cluster.system(0).settings().config()));
       row.put("start_s", Stats.round2((System.nanoTime() - t0) / 1e9));
       EmbeddedNodes.Fill timed = cluster.fill(def.cacheId(), Duration.ofMinutes(10));
-      double fill = timed.seconds();
-      row.put("fill_s", Stats.round2(fill));
-      row.put("examples_per_s", Math.round(n / fill));
+      row.put("fill_s", Stats.round2(timed.seconds()));
+      row.put("examples_per_s", Math.round(n / timed.seconds()));
       row.put("cpu_us_per_example", Stats.round2(timed.cpuSeconds() * 1e6 / n));
       row.put("computed_per_node", cluster.computedExamples());
       long t1 = System.nanoTime();
@@ -100,9 +88,29 @@ final class SecureFill {
         cluster.awaitReplica(node, def.cacheId(), Duration.ofMinutes(5));
       }
       row.put("replica_wait_s", Stats.round2((System.nanoTime() - t1) / 1e9));
-      row.put("values_checked", check(cluster, def.cacheId(), n));
+      // a sample of every node's values against the runner's
+      SplittableRandom random = new SplittableRandom(n);
+      for (int node = 0; node < NODES; node++) {
+        long[] indices = random.longs(4096, 0, n).toArray();
+        Batch b = cluster.client(node).lookup(def.cacheId(), indices);
+        ServerNode.check(
+            ScaleCaches.SEED,
+            indices,
+            b.floats("chosen_logp"),
+            b.floats("rejected_logp"),
+            "held by node " + node);
+      }
+      row.put("values_checked", NODES * 4096);
     } finally {
-      stop(cluster, row);
+      // a node that does not stop within the launcher's bound is noted, and costs no figure
+      long t1 = System.nanoTime();
+      try {
+        cluster.close();
+      } catch (CompletionException e) {
+        row.put("stop_timed_out", true);
+        System.out.println("  a node did not stop in time: " + e.getCause());
+      }
+      row.put("stop_s", Stats.round2((System.nanoTime() - t1) / 1e9));
     }
     System.out.printf(
         "  %-5s %s: %,d examples on %d nodes (%s) in %.1f s: %,d examples/s; stopped in %.1f s%n",
@@ -115,47 +123,5 @@ final class SecureFill {
         row.get("examples_per_s"),
         row.get("stop_s"));
     return row;
-  }
-
-  /**
-   * Stops the cluster and notes how long that took: a node that does not stop within the launcher's
-   * bound is noted too, and does not cost the figures already measured.
-   */
-  private static void stop(EmbeddedNodes cluster, Map<String, Object> row) {
-    long t0 = System.nanoTime();
-    try {
-      cluster.close();
-    } catch (CompletionException e) {
-      row.put("stop_timed_out", true);
-      System.out.println("  a node did not stop in time: " + e.getCause());
-    }
-    row.put("stop_s", Stats.round2((System.nanoTime() - t0) / 1e9));
-  }
-
-  /** Checks a sample of every node's values against the runner's; returns how many were. */
-  private static int check(EmbeddedNodes cluster, String cacheId, int n) {
-    SplittableRandom random = new SplittableRandom(n);
-    int checked = 0;
-    for (int node = 0; node < cluster.size(); node++) {
-      long[] indices = new long[4096];
-      for (int i = 0; i < indices.length; i++) {
-        indices[i] = random.nextInt(n);
-      }
-      Batch batch = TensorCacheClient.create(cluster.system(node)).lookup(cacheId, indices);
-      float[] chosen = batch.floats("chosen_logp");
-      float[] rejected = batch.floats("rejected_logp");
-      for (int i = 0; i < indices.length; i++) {
-        if (Float.floatToRawIntBits(chosen[i])
-                != Float.floatToRawIntBits(SyntheticRunner.value(ScaleCaches.SEED, 0, indices[i]))
-            || Float.floatToRawIntBits(rejected[i])
-                != Float.floatToRawIntBits(
-                    SyntheticRunner.value(ScaleCaches.SEED, 1, indices[i]))) {
-          throw new IllegalStateException(
-              "node " + node + " holds a wrong value for example " + indices[i]);
-        }
-      }
-      checked += indices.length;
-    }
-    return checked;
   }
 }

@@ -1,19 +1,24 @@
 package org.tensorcache.bench.security;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.actors.lookup.LocalLookup;
+import org.tensorcache.actors.lookup.LookupEndpoint;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.bench.remote.ClientProcess;
+import org.tensorcache.bench.remote.RemoteBench;
+import org.tensorcache.bench.remote.ServerNode;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.launch.tls.ClusterCertificates;
@@ -21,17 +26,15 @@ import org.tensorcache.launch.tls.ClusterCertificates;
 /**
  * What TLS costs, each secured figure next to the plain one measured beside it: lookups through a
  * node's lookup port with TLS 1.3, client certificates and a bearer token next to a plain TCP port
- * of the same node and cache ({@link SecureLookups}), and a cluster fill with Artery over TLS next
- * to Artery TCP ({@link SecureFill}). The two of each pair take turns, several rounds, and the
- * figures are medians. Prints the tables with their targets, writes {@code security.json} and
- * {@code security.png}; never fails on a figure.
+ * of the same node and replica, and a cluster fill with Artery over TLS next to Artery TCP ({@link
+ * SecureFill}). The two of each pair take turns, several rounds; the figures are medians. Writes
+ * {@code security.json} and {@code security.png}; never fails on a figure.
  */
 public final class SecurityBench {
-  /** The hosts the certificates name: every node of the benchmark listens on loopback. */
+  /** The host the certificates name: every node of the benchmark listens on loopback. */
   static final String HOST = "127.0.0.1";
 
-  /** The name of the lookup port's client certificate. */
-  static final String CLIENT = "bench";
+  private static final String CLIENT = "bench";
 
   private SecurityBench() {}
 
@@ -46,7 +49,13 @@ public final class SecurityBench {
   public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
     long t0 = System.nanoTime();
     Path dir = Files2.fresh(work.resolve("security").toAbsolutePath());
-    Path certs = certificates(dir.resolve("certs"));
+    // what ./tensorcache certs --nodes 127.0.0.1 --client bench makes: a cluster CA and a node
+    // certificate (Artery and the lookup port's server side), a client CA and a client certificate
+    Path certs = dir.resolve("certs");
+    ClusterCertificates.write(
+        new ClusterCertificates.Request(
+            certs, List.of(HOST), List.of(CLIENT), "tensorcache", 365, 3650, 2048, false),
+        Instant.now());
     Path token = dir.resolve("lookup-token");
     byte[] secret = new byte[32];
     new SecureRandom().nextBytes(secret);
@@ -62,7 +71,7 @@ public final class SecurityBench {
 
     System.out.println("-- lookups through the lookup port: plain TCP and TLS 1.3 + token --");
     long tl = System.nanoTime();
-    Map<String, Object> lookups = SecureLookups.run(dir.resolve("lookups"), certs, token, size);
+    Map<String, Object> lookups = lookups(dir.resolve("lookups"), certs, token, size);
     lookups.put("seconds", Stats.round1((System.nanoTime() - tl) / 1e9));
     System.out.println("-- cluster fill: Artery TCP and Artery TLS --");
     long tf = System.nanoTime();
@@ -82,16 +91,63 @@ public final class SecurityBench {
   }
 
   /**
-   * Makes what {@code ./tensorcache certs --nodes 127.0.0.1 --client bench} makes, under {@code
-   * out}: a cluster CA and a node certificate for loopback (Artery and the lookup port's server
-   * side), a client CA and the lookup port client's certificate.
+   * One node with the remote part's synthetic cache, its lookup port configured with TLS 1.3, a
+   * client certificate and a token as a user would, and a second, plain TCP port without a token
+   * served by the same local lookup (the same replica and threads); a client JVM ({@link
+   * SecureClient}) measures both in turn.
    */
-  private static Path certificates(Path out) throws IOException {
-    ClusterCertificates.write(
-        new ClusterCertificates.Request(
-            out, List.of(HOST), List.of(CLIENT), "tensorcache", 365, 3650, 2048, false),
-        Instant.now());
-    return out;
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> lookups(Path dir, Path certs, Path token, RunSize size)
+      throws Exception {
+    int n = size.pick(RemoteBench.N, RemoteBench.N, RemoteBench.SMOKE_N);
+    Path node = ClusterCertificates.nodeDir(certs, HOST);
+    String tls = "tensorcache.lookup.endpoint.tls.";
+    Map<String, Object> settings = new HashMap<>();
+    settings.put(tls + "enabled", "on");
+    settings.put(tls + "certificate", node.resolve(ClusterCertificates.NODE_CERT).toString());
+    settings.put(tls + "private-key", node.resolve(ClusterCertificates.NODE_KEY).toString());
+    settings.put(tls + "client-ca", node.resolve(ClusterCertificates.CLIENT_CA_CERT).toString());
+    settings.put("tensorcache.lookup.endpoint.token-file", token.toString());
+    Map<String, Object> options =
+        Map.of(
+            "n", n,
+            "server-pid", ProcessHandle.current().pid(),
+            "client-dir", ClusterCertificates.clientDir(certs, CLIENT),
+            "token-file", token,
+            "node-dir", node);
+    long started = System.nanoTime();
+    try (ServerNode server =
+            ServerNode.start(dir, "bench-security", n, List.of("local"), settings);
+        LookupEndpoint plain = plainPort(server);
+        // starts once the node is filled, so that it does not slow the fill down
+        ClientProcess client = new ClientProcess(SecureClient.class, options, size)) {
+      String plainAt = plain.address().getHostString() + ":" + plain.address().getPort();
+      System.out.printf(
+          "node filled and ready in %.1f s: lookup port (TLS 1.3 + token) %s, plain port %s%n",
+          (System.nanoTime() - started) / 1e9, server.endpoint(), plainAt);
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("examples", n);
+      out.put("tls", "TLS 1.3, client certificate (RSA 2048), bearer token");
+      String command = String.join(" ", "run", server.cacheId(), plainAt, server.endpoint());
+      out.putAll(client.ask(command, Map.class));
+      return out;
+    }
+  }
+
+  /** A second lookup port on the node, as the configured one but plain TCP without a token. */
+  private static LookupEndpoint plainPort(ServerNode server) throws Exception {
+    var s = LookupEndpoint.Settings.create(server.system().settings().config());
+    return LookupEndpoint.start(
+        LocalLookup.get(server.system()),
+        new LookupEndpoint.Settings(
+            s.host(),
+            0,
+            s.maxConnections(),
+            s.readTimeout(),
+            s.idleTimeout(),
+            s.handshakeTimeout(),
+            null,
+            null));
   }
 
   private static double loadAverage() {

@@ -7,16 +7,16 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
 
 /**
- * The security benchmark's summaries (medians over the rounds; a ratio is the median of the rounds'
+ * The security benchmark's tables (medians over the rounds; a ratio is the median of the rounds'
  * TLS / plain ratios, each pair measured back to back, so that a machine that speeds up or slows
- * down between rounds moves both of a pair), its targets, table and chart.
+ * down between rounds moves both of a pair), its targets and chart.
  */
 final class SecurityReport {
   /** TLS may cost the lookup port at most a quarter of its batches/s at B=256. */
@@ -35,8 +35,7 @@ final class SecurityReport {
   static Table lookupTable(Map<String, Object> lookups) {
     Table t = new Table(null).col("batch", "B", "%4d").col("threads", "thr", "%3d");
     for (String side : List.of("plain", "tls")) {
-      String name = side.equals("plain") ? "plain b/s" : "TLS b/s";
-      t.col(side + "/batches_per_s", name, "%9d")
+      t.col(side + "/batches_per_s", side.equals("plain") ? "plain b/s" : "TLS b/s", "%9d")
           .col(side + "/p50_us", "p50 us", "%7.1f")
           .col(side + "/p99_us", "p99 us", "%7.1f")
           .col(side + "/cpu_us_per_batch", "cpu us", "%7.1f");
@@ -46,126 +45,133 @@ final class SecurityReport {
         .json("cpu_ratio")
         .col("echo_ratio", "echo ratio", "%10.2f")
         .col("tls_extra_cpu_us", "+cpu us", "%7.1f")
-        .col("aes_gcm_us", "gcm us", "%7.1f")
-        .col("gather/p50_us", "gather p50us", "%12.2f")
-        .col("target", "", "%s");
-    for (String side : List.of("gather/", "echo_plain/", "echo_tls/")) {
-      t.json(side + "batches_per_s").json(side + "p99_us").json(side + "cpu_us_per_batch");
+        .col("aes_gcm_us", "gcm us", "%7.1f");
+    for (String side : List.of("gather", "echo_plain", "echo_tls")) {
+      t.json(side + "/batches_per_s");
+      if (side.equals("gather")) {
+        t.col("gather/p50_us", "gather p50us", "%12.2f");
+      } else {
+        t.json(side + "/p50_us");
+      }
+      t.json(side + "/p99_us").json(side + "/cpu_us_per_batch");
     }
-    t.json("echo_plain/p50_us").json("echo_tls/p50_us");
+    t.col("target", "", "%s");
     List<Map<String, Object>> rows = (List<Map<String, Object>>) lookups.get("rows");
     Map<String, Object> aes = (Map<String, Object>) lookups.get("aes_gcm_us_per_batch");
+    // each configuration's runs, in the order of their rounds
+    Map<String, List<Map<String, Object>>> runs =
+        rows.stream().collect(Collectors.groupingBy(r -> r.get("system") + configuration(r)));
     for (Map<String, Object> g : rows) {
       if (!g.get("system").equals("gather")) {
         continue;
       }
-      Object batch = g.get("batch");
-      Object threads = g.get("threads");
-      Predicate<Map<String, Object>> same =
-          r -> r.get("batch").equals(batch) && r.get("threads").equals(threads);
-      List<Map<String, Object>> plain = pick(rows, same, "plain");
-      List<Map<String, Object>> tls = pick(rows, same, "tls");
-      List<Map<String, Object>> echoPlain = pick(rows, same, "echo-plain");
-      List<Map<String, Object>> echoTls = pick(rows, same, "echo-tls");
+      String c = configuration(g);
+      List<Map<String, Object>> plain = runs.get("plain" + c);
+      List<Map<String, Object>> tls = runs.get("tls" + c);
       double[] ratios = ratios(tls, plain, r -> num(r, "batches_per_s"));
       double ratio = Stats.median(ratios);
-      Medians p = medians(plain);
-      Medians s = medians(tls);
-      Medians gm = medians(List.of(g));
-      Medians ep = medians(echoPlain);
-      Medians et = medians(echoTls);
-      boolean targeted = ((Number) batch).intValue() == 256;
-      t.row(
-          batch,
-          threads,
-          Math.round(p.batchesPerS()),
-          p.p50(),
-          p.p99(),
-          p.cpu(),
-          Math.round(s.batchesPerS()),
-          s.p50(),
-          s.p99(),
-          s.cpu(),
-          ratio,
-          Arrays.stream(ratios).map(Stats::round2).boxed().toList(),
-          // CPU per batch moves less with what else runs on the machine than batches/s do
-          Stats.median(ratios(tls, plain, SecurityReport::cpu)),
-          Stats.median(ratios(echoTls, echoPlain, r -> num(r, "batches_per_s"))),
-          s.cpu() - p.cpu(),
-          aes.get(batch.toString()),
-          gm.p50(),
-          targeted
-              ? String.format(
-                  " target >= %.2f: %s",
-                  LOOKUP_TARGET, ratio >= LOOKUP_TARGET ? "target met" : "target missed")
-              : null,
-          Math.round(gm.batchesPerS()),
-          gm.p99(),
-          finite(gm.cpu()),
-          Math.round(ep.batchesPerS()),
-          ep.p99(),
-          finite(ep.cpu()),
-          Math.round(et.batchesPerS()),
-          et.p99(),
-          finite(et.cpu()),
-          ep.p50(),
-          et.p50());
+      List<Object> row = new ArrayList<>(List.of(g.get("batch"), g.get("threads")));
+      row.addAll(medians(plain));
+      row.addAll(medians(tls));
+      row.add(ratio);
+      row.add(Arrays.stream(ratios).map(Stats::round2).boxed().toList());
+      // CPU per batch moves less with what else runs on the machine than batches/s do
+      row.add(Stats.median(ratios(tls, plain, SecurityReport::cpu)));
+      var echoTls = runs.get("echo-tls" + c);
+      row.add(
+          Stats.median(ratios(echoTls, runs.get("echo-plain" + c), r -> num(r, "batches_per_s"))));
+      row.add(Stats.median(cpus(tls)) - Stats.median(cpus(plain)));
+      row.add(aes.get(g.get("batch").toString()));
+      for (String side : List.of("gather", "echo-plain", "echo-tls")) {
+        row.addAll(medians(runs.get(side + c)));
+      }
+      boolean targeted = num(g, "batch") == 256;
+      row.add(targeted ? " target >= " + LOOKUP_TARGET + ": " + met(ratio >= LOOKUP_TARGET) : null);
+      t.row(row.toArray());
     }
     return t;
   }
 
-  private static Double finite(double x) {
-    return Double.isNaN(x) ? null : x;
+  private static String configuration(Map<String, Object> run) {
+    return " B=" + run.get("batch") + ", " + run.get("threads") + " thr";
   }
 
-  /** The medians of the fills per transport and of the rounds' TLS / plain ratios. */
+  /** The medians of a configuration's rounds: batches/s, p50 and p99 us, CPU us per batch. */
+  private static List<Object> medians(List<Map<String, Object>> runs) {
+    return List.of(
+        Math.round(Stats.median(values(runs, "batches_per_s"))),
+        Stats.median(values(runs, "p50_us")),
+        Stats.median(values(runs, "p99_us")),
+        Stats.median(cpus(runs)));
+  }
+
+  /**
+   * The fills' medians per transport and TLS / plain: the median of the rounds' ratios, each
+   * round's, and the same of CPU per example (this JVM, both nodes).
+   */
   @SuppressWarnings("unchecked")
-  static Map<String, Object> fillSummary(Map<String, Object> fill) {
+  static Table fillTable(Map<String, Object> fill) {
     List<Map<String, Object>> runs = (List<Map<String, Object>>) fill.get("runs");
-    List<Map<String, Object>> plain = pick(runs, r -> true, "plain");
-    List<Map<String, Object>> tls = pick(runs, r -> true, "tls");
+    var plain = runs.stream().filter(r -> r.get("system").equals("plain")).toList();
+    var tls = runs.stream().filter(r -> r.get("system").equals("tls")).toList();
     double[] ratios = ratios(tls, plain, r -> num(r, "examples_per_s"));
-    Map<String, Object> s = new LinkedHashMap<>();
-    for (String key : List.of("examples_per_s", "cpu_us_per_example")) {
-      s.put("plain_" + key, Stats.median(values(plain, key)));
-      s.put("tls_" + key, Stats.median(values(tls, key)));
-    }
-    s.put("ratio_per_round", Arrays.stream(ratios).map(Stats::round2).boxed().toList());
-    s.put("ratio", Stats.round2(Stats.median(ratios)));
-    double[] cpu = ratios(tls, plain, r -> num(r, "cpu_us_per_example"));
-    s.put("cpu_ratio", Stats.round2(Stats.median(cpu)));
-    return s;
+    double ratio = Stats.median(ratios);
+    String title =
+        String.format(
+            "cluster fill, %,d examples on %s nodes, median of %d; cpu: us per example, this JVM"
+                + " (both nodes)",
+            num(fill, "examples").longValue(), fill.get("nodes"), plain.size());
+    return new Table(title)
+        .col("plain_examples_per_s", "TCP examples/s", "%14.0f")
+        .col("plain_cpu_us_per_example", "cpu us", "%6.2f")
+        .col("tls_examples_per_s", "TLS examples/s", "%14.0f")
+        .col("tls_cpu_us_per_example", "cpu us", "%6.2f")
+        .col("ratio", "TLS/plain", "%9.2f")
+        .col("ratio_per_round", "rounds", "%s")
+        .col("cpu_ratio", "cpu TLS/plain", "%13.2f")
+        .col("target", "", "%s")
+        .row(
+            Stats.median(values(plain, "examples_per_s")),
+            Stats.median(values(plain, "cpu_us_per_example")),
+            Stats.median(values(tls, "examples_per_s")),
+            Stats.median(values(tls, "cpu_us_per_example")),
+            ratio,
+            Arrays.stream(ratios).map(Stats::round2).boxed().toList(),
+            Stats.median(ratios(tls, plain, r -> num(r, "cpu_us_per_example"))),
+            " target >= " + FILL_TARGET + ": " + met(ratio >= FILL_TARGET));
   }
 
   /** Adds the summaries to both parts and returns the targets, met or not (never a failure). */
   @SuppressWarnings("unchecked")
   static Map<String, Object> targets(Map<String, Object> lookups, Map<String, Object> fill) {
     lookups.put("summary", lookupTable(lookups).json());
-    fill.put("summary", fillSummary(fill));
+    fill.put("summary", fillTable(fill).json().get(0));
     Map<String, Object> out = new LinkedHashMap<>();
     for (Map<String, Object> s : (List<Map<String, Object>>) lookups.get("summary")) {
       if (num(s, "batch") == 256) {
-        out.put(
-            "lookup_b256_" + s.get("threads") + "_threads", target(num(s, "ratio"), LOOKUP_TARGET));
+        out.put("lookup_b256_" + s.get("threads") + "_threads", target(s, LOOKUP_TARGET));
       }
     }
-    out.put("fill", target(num((Map<String, Object>) fill.get("summary"), "ratio"), FILL_TARGET));
+    out.put("fill", target((Map<String, Object>) fill.get("summary"), FILL_TARGET));
     return out;
   }
 
-  private static Map<String, Object> target(double ratio, double lowest) {
+  private static Map<String, Object> target(Map<String, Object> summary, double lowest) {
     Map<String, Object> t = new LinkedHashMap<>();
-    t.put("ratio_tls_to_plain", ratio);
+    t.put("ratio_tls_to_plain", Stats.round2(num(summary, "ratio")));
     t.put("target", ">= " + lowest);
-    t.put("met", ratio >= lowest);
+    t.put("met", num(summary, "ratio") >= lowest);
     return t;
   }
 
-  /** The tables, each target with "target met" or "target missed". */
+  private static String met(boolean met) {
+    return met ? "target met" : "target missed";
+  }
+
+  /** The tables and their legends, each target with "target met" or "target missed". */
   @SuppressWarnings("unchecked")
   static void print(Map<String, Object> results) {
     Map<String, Object> lookups = (Map<String, Object>) results.get("lookups");
-    Map<String, Object> fill = (Map<String, Object>) results.get("fill");
     System.out.printf(
         "lookups through the port, N=%,d, median of %s rounds, plain and TLS in turns:%n",
         lookups.get("examples"), lookups.get("rounds"));
@@ -184,24 +190,7 @@ final class SecurityReport {
         c.get("times"),
         num((Map<String, Object>) c.get("plain"), "median_ms"),
         num((Map<String, Object>) c.get("tls"), "median_ms"));
-
-    Map<String, Object> f = (Map<String, Object>) fill.get("summary");
-    System.out.printf(
-        "cluster fill, %,d examples on %s nodes, median of %d: Artery TCP %,.0f examples/s (CPU"
-            + " %.2f us/example), Artery TLS %,.0f examples/s (%.2f us/example); TLS/plain %.2f %s"
-            + " (target >= %.2f: %s); CPU per example (this JVM, both nodes) TLS/plain %.2f%n",
-        ((Number) fill.get("examples")).intValue(),
-        fill.get("nodes"),
-        ((List<?>) fill.get("runs")).size() / 2,
-        num(f, "plain_examples_per_s"),
-        num(f, "plain_cpu_us_per_example"),
-        num(f, "tls_examples_per_s"),
-        num(f, "tls_cpu_us_per_example"),
-        num(f, "ratio"),
-        f.get("ratio_per_round"),
-        FILL_TARGET,
-        num(f, "ratio") >= FILL_TARGET ? "target met" : "target missed",
-        num(f, "cpu_ratio"));
+    fillTable((Map<String, Object>) results.get("fill")).print();
     System.out.printf(
         "load average (1 min) before and after: %s on %s cores%n",
         results.get("load_average_1m"),
@@ -216,7 +205,7 @@ final class SecurityReport {
     Map<String, Double> target = new LinkedHashMap<>();
     Map<String, Double> echo = new LinkedHashMap<>();
     for (Map<String, Object> s : (List<Map<String, Object>>) lookups.get("summary")) {
-      String name = "B=" + s.get("batch") + ", " + s.get("threads") + " thr";
+      String name = configuration(s).substring(1);
       ratio.put(name, num(s, "ratio"));
       echo.put(name, num(s, "echo_ratio"));
       target.put(name, num(s, "batch") == 256 ? LOOKUP_TARGET : 0.0);
@@ -253,35 +242,15 @@ final class SecurityReport {
     return num(run, "cpu_us_per_batch_client") + num(run, "cpu_us_per_batch_server");
   }
 
-  private static List<Map<String, Object>> pick(
-      List<Map<String, Object>> rows, Predicate<Map<String, Object>> same, String system) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (Map<String, Object> r : rows) {
-      if (r.get("system").equals(system) && same.test(r)) {
-        out.add(r);
-      }
-    }
-    out.sort((a, b) -> Double.compare(num(a, "round"), num(b, "round")));
-    return out;
+  private static double[] cpus(List<Map<String, Object>> runs) {
+    return runs.stream().mapToDouble(SecurityReport::cpu).toArray();
   }
-
-  /** The medians of a configuration's rounds: batches/s, p50 and p99 latency, CPU per batch. */
-  private static Medians medians(List<Map<String, Object>> runs) {
-    return new Medians(
-        Stats.median(values(runs, "batches_per_s")),
-        Stats.median(values(runs, "p50_us")),
-        Stats.median(values(runs, "p99_us")),
-        Stats.median(runs.stream().mapToDouble(SecurityReport::cpu).toArray()));
-  }
-
-  /** The medians of a configuration's rounds, in microseconds but for batches/s. */
-  private record Medians(double batchesPerS, double p50, double p99, double cpu) {}
 
   private static double[] values(List<Map<String, Object>> runs, String key) {
     return runs.stream().mapToDouble(r -> num(r, key)).toArray();
   }
 
-  private static double num(Map<String, Object> row, String key) {
+  private static Double num(Map<String, Object> row, String key) {
     Object v = row.get(key);
     return v == null ? Double.NaN : ((Number) v).doubleValue();
   }
