@@ -1,59 +1,42 @@
 package org.tensorcache.bench.tiers;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.report.Stats;
 
 /**
- * The timed fills of the three measured nodes, with the budget, without it and with it again,
- * several per node: a fill of the cache takes one to two seconds here, and single fills of the same
- * node configuration differed by up to 2x from one run to the next.
+ * The timed fills of {@code examples} each of the three measured nodes (with the budget, without,
+ * with it again), several per node: a fill takes a second or two here, and single fills of the same
+ * node differed by up to 2x from one run to the next.
  */
-public final class Fills {
-  private static final String[] NODES = {
-    "with_budget_before", "without_budget", "with_budget_after"
-  };
-
-  private final int examples;
-  private final List<List<EmbeddedNodes.Fill>> nodes;
-
-  /** The fills of {@code examples} each, per node in the order of {@link #NODES}. */
-  public Fills(int examples, List<List<EmbeddedNodes.Fill>> nodes) {
-    if (nodes.size() != NODES.length) {
-      throw new IllegalArgumentException(nodes.size() + " nodes' fills, expected 3");
-    }
-    this.examples = examples;
-    this.nodes = List.copyOf(nodes);
-  }
+public record Fills(int examples, List<List<EmbeddedNodes.Fill>> nodes) {
+  private static final List<String> NODES =
+      List.of("with_budget_before", "without_budget", "with_budget_after");
 
   /** The median fill rate with the budget (mean of both nodes) over the one without it. */
-  public double ratio() {
+  double ratio() {
     return (rate(0) + rate(2)) / 2 / rate(1);
   }
 
-  /** The figures for a results file: per node every fill's rate, the median and its CPU. */
-  public Map<String, Object> toMap() {
+  Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < NODES.length; i++) {
+    for (int i = 0; i < NODES.size(); i++) {
       Map<String, Object> node = new LinkedHashMap<>();
-      List<Long> rates = new ArrayList<>();
-      for (EmbeddedNodes.Fill f : nodes.get(i)) {
-        rates.add(Math.round(examples / f.seconds()));
-      }
-      node.put("examples_per_s", rates);
+      node.put(
+          "examples_per_s",
+          nodes.get(i).stream().map(f -> Math.round(examples / f.seconds())).toList());
       node.put("median_examples_per_s", Math.round(rate(i)));
       node.put("median_cpu_us_per_example", Math.round(cpuMicros(i)));
-      m.put(NODES[i], node);
+      m.put(NODES.get(i), node);
     }
-    m.put("ratio_with_without", Math.round(ratio() * 100) / 100.0);
+    m.put("ratio_with_without", Stats.round2(ratio()));
     return m;
   }
 
-  /** The printed line: median rates and CPU per example, the ratio and its target. */
-  public String line(double target) {
+  String line(double target) {
     return String.format(
         "fill examples/s (median of %d per node): budget %.0f (before), no budget %.0f, budget"
             + " %.0f (after): ratio %.2f (target >= %.2f): target %s; CPU us per example %.0f /"
@@ -79,7 +62,6 @@ public final class Fills {
   }
 
   private double median(int node, ToDoubleFunction<EmbeddedNodes.Fill> value) {
-    double[] v = nodes.get(node).stream().mapToDouble(value).sorted().toArray();
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    return Stats.median(nodes.get(node).stream().mapToDouble(value).toArray());
   }
 }

@@ -5,15 +5,12 @@ import java.util.Map;
 import org.tensorcache.store.tier.TierStats;
 
 /**
- * The values a cache served from each tier between two snapshots of its statistics.
- *
- * @param hot values copied from hot blocks (or from a step's prefetched rows that were ready)
- * @param warm values read from mapped segment files
- * @param cold values asked from the range's shard (or a prefetched step still being fetched)
+ * The values a cache served between two snapshots of its statistics: {@code hot} from hot blocks
+ * (or prefetched rows that were ready), {@code warm} from mapped segments, {@code cold} from the
+ * range's shard (or a prefetched step still being fetched).
  */
 public record Hits(long hot, long warm, long cold) {
-  /** What was served after {@code before} up to {@code after}. */
-  public static Hits between(TierStats.Snapshot before, TierStats.Snapshot after) {
+  static Hits between(TierStats.Snapshot before, TierStats.Snapshot after) {
     return new Hits(
         after.hotHits() - before.hotHits(),
         after.warmHits() - before.warmHits(),
@@ -21,13 +18,11 @@ public record Hits(long hot, long warm, long cold) {
   }
 
   /** The hot share of every value served, NaN when none was. */
-  public double hotShare() {
-    long all = hot + warm + cold;
-    return all == 0 ? Double.NaN : (double) hot / all;
+  double hotShare() {
+    return (double) hot / (hot + warm + cold);
   }
 
-  /** The counts and the hot share for a results file. */
-  public Map<String, Object> toMap() {
+  Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("hot", hot);
     m.put("warm", warm);

@@ -5,15 +5,28 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
+import org.tensorcache.bench.tiers.TrainerLoop.Loops;
 
 /**
- * The figures of the memory-tiers benchmark: the results file's sections, the table and target
- * lines printed beside them, and the chart of p50 and p99 per configuration.
+ * The figures of the tiers part: the results file's sections, the table and target lines, the
+ * chart. {@code passes} made every range hot; {@code lookupInto} and {@code array} are the
+ * in-memory session's batches without it and from the plain array; {@code random} within the
+ * budget.
  */
-public final class TiersReport {
+public record TiersReport(
+    TierConfig config,
+    Fills fills,
+    Loops prefetch,
+    Loops noPrefetch,
+    Loops inMemory,
+    int passes,
+    Timings lookupInto,
+    Timings array,
+    Map<String, Object> random) {
   /** A trainer's step with prefetch may take at most this many times the all-in-memory step. */
   static final double PREFETCH_P50_TARGET = 1.5;
 
@@ -22,54 +35,6 @@ public final class TiersReport {
 
   /** The fill with the budget next to the fill without it. */
   static final double FILL_RATIO_TARGET = 0.95;
-
-  /**
-   * A trainer's steps on one node.
-   *
-   * @param session through a session, {@code next()} timed
-   * @param dataPath the same calls without the session ({@link DataPath})
-   */
-  public record LoopResults(TrainerLoop.Result session, TrainerLoop.Result dataPath) {}
-
-  private final TierConfig config;
-  private final Fills fills;
-  private final LoopResults prefetch;
-  private final LoopResults noPrefetch;
-  private final LoopResults inMemory;
-  private final int passes;
-  private final Timings lookupInto;
-  private final Timings array;
-  private final Map<String, Object> random;
-
-  /**
-   * The figures of one run.
-   *
-   * @param fills the fills with the budget, without it, and with it again
-   * @param passes the passes over every index that made every range hot
-   * @param lookupInto all-in-memory lookups of the in-memory session's batches, without it
-   * @param array the plain array gathers of the same batches
-   * @param random the random lookups within the budget
-   */
-  public TiersReport(
-      TierConfig config,
-      Fills fills,
-      LoopResults prefetch,
-      LoopResults noPrefetch,
-      LoopResults inMemory,
-      int passes,
-      Timings lookupInto,
-      Timings array,
-      Map<String, Object> random) {
-    this.config = config;
-    this.fills = fills;
-    this.prefetch = prefetch;
-    this.noPrefetch = noPrefetch;
-    this.inMemory = inMemory;
-    this.passes = passes;
-    this.lookupInto = lookupInto;
-    this.array = array;
-    this.random = random;
-  }
 
   /** The sections of the results file. */
   public Map<String, Object> figures() {
@@ -85,12 +50,11 @@ public final class TiersReport {
     m.put("random_lookups", random);
     m.put("table", table().json());
     Map<String, Object> targets = new LinkedHashMap<>();
-    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(LoopResults::session)));
-    targets.put(
-        "prefetch_p50_over_in_memory_data_path", Stats.round2(ratio(LoopResults::dataPath)));
+    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(Loops::session)));
+    targets.put("prefetch_p50_over_in_memory_data_path", Stats.round2(ratio(Loops::dataPath)));
     targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
     double hot = prefetch.session().afterFirstStep().hotShare();
-    targets.put("hot_share_after_first_step", Math.round(hot * 10_000) / 10_000.0);
+    targets.put("hot_share_after_first_step", Stats.round(hot, 4));
     targets.put("hot_share_target", HOT_SHARE_TARGET);
     targets.put("fill_ratio", Stats.round2(fills.ratio()));
     targets.put("fill_ratio_target", FILL_RATIO_TARGET);
@@ -102,14 +66,16 @@ public final class TiersReport {
   public void print() {
     table().print();
     System.out.println(fills.line(FILL_RATIO_TARGET));
+    double next = ratio(Loops::session);
+    double path = ratio(Loops::dataPath);
     System.out.printf(
         "trainer with prefetch p50 / all in memory p50: session next() %.2f, data path %.2f"
             + " (target <= %.1f): target %s for next(), %s for the data path%n",
-        ratio(LoopResults::session),
-        ratio(LoopResults::dataPath),
+        next,
+        path,
         PREFETCH_P50_TARGET,
-        met(ratio(LoopResults::session) <= PREFETCH_P50_TARGET),
-        met(ratio(LoopResults::dataPath) <= PREFETCH_P50_TARGET));
+        met(next <= PREFETCH_P50_TARGET),
+        met(path <= PREFETCH_P50_TARGET));
     TrainerLoop.Result s = prefetch.session();
     double hot = s.afterFirstStep().hotShare();
     System.out.printf(
@@ -124,10 +90,9 @@ public final class TiersReport {
   }
 
   /**
-   * Writes the bar chart of p50 and p99 per configuration (logarithmic: they span decades): {@code
-   * next} the session's steps, {@code path} the same without the session, with prefetch ({@code
-   * pref.}), without ({@code none}) and all in memory ({@code mem.}); the plain array gather of the
-   * in-memory steps' rows; random lookups within the budget.
+   * The bar chart of p50 and p99 (logarithmic: they span decades): {@code next} the session's
+   * steps, {@code path} the same without it, with prefetch, without, all in memory; the plain array
+   * gather of the in-memory steps' rows; random lookups within the budget.
    */
   public void chart(Path png) throws IOException {
     Map<String, Double> p50 = new LinkedHashMap<>();
@@ -157,21 +122,21 @@ public final class TiersReport {
         true);
   }
 
-  private Map<String, Object> runs(LoopResults r) {
+  private static void put(
+      Map<String, Double> p50, Map<String, Double> p99, String name, Timings t) {
+    p50.put(name, t.p50Us());
+    p99.put(name, t.p99Us());
+  }
+
+  private static Map<String, Object> runs(Loops r) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("session_next", r.session().toMap());
     m.put("data_path", r.dataPath().toMap());
     return m;
   }
 
-  private double ratio(java.util.function.Function<LoopResults, TrainerLoop.Result> which) {
+  private double ratio(Function<Loops, TrainerLoop.Result> which) {
     return which.apply(prefetch).timings().p50Us() / which.apply(inMemory).timings().p50Us();
-  }
-
-  private static void put(
-      Map<String, Double> p50, Map<String, Double> p99, String name, Timings t) {
-    p50.put(name, t.p50Us());
-    p99.put(name, t.p99Us());
   }
 
   /** One line per configuration of B rows: p50, p99, batches/s and the share of hot hits. */
@@ -183,30 +148,24 @@ public final class TiersReport {
             .col("p99_us", "p99 us", "%9.1f")
             .col("batches_per_s", "batches/s", "%10.0f")
             .col("hot_share", "hot share", "%9.4f");
-    for (var c : List.of(prefetch, noPrefetch, inMemory)) {
+    for (Loops c : List.of(prefetch, noPrefetch, inMemory)) {
       String name = c == prefetch ? "prefetch" : c == noPrefetch ? "no prefetch" : "all in memory";
       row(t, "trainer, " + name + ": session next()", c.session().timings(), c.session());
       row(t, "trainer, " + name + ": data path", c.dataPath().timings(), c.dataPath());
     }
     row(t, "same batches, all in memory: lookupInto", lookupInto, null);
     row(t, "same batches, plain short[] gather", array, null);
-    Map<?, ?> hits = (Map<?, ?>) random.get("hits");
-    t.row(
+    return t.row(
         "random order, budget: lookupInto",
         ((Number) random.get("p50_us")).doubleValue(),
         ((Number) random.get("p99_us")).doubleValue(),
         ((Number) random.get("batches_per_s")).doubleValue(),
-        ((Number) hits.get("hot_share")).doubleValue());
-    return t;
+        ((Number) ((Map<?, ?>) random.get("hits")).get("hot_share")).doubleValue());
   }
 
   private static void row(Table t, String name, Timings timings, TrainerLoop.Result r) {
-    t.row(
-        name,
-        timings.p50Us(),
-        timings.p99Us(),
-        timings.batchesPerS(),
-        r == null ? null : r.afterFirstStep().hotShare());
+    Double hot = r == null ? null : r.afterFirstStep().hotShare();
+    t.row(name, timings.p50Us(), timings.p99Us(), timings.batchesPerS(), hot);
   }
 
   private static String met(boolean met) {
