@@ -1,5 +1,6 @@
 package org.tensorcache.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,7 +13,6 @@ import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
-import org.tensorcache.bench.tiers.Fills;
 import org.tensorcache.bench.tiers.Gathers;
 import org.tensorcache.bench.tiers.PlainArray;
 import org.tensorcache.bench.tiers.TierConfig;
@@ -31,6 +31,7 @@ import org.tensorcache.model.data.SyntheticPreferences;
  */
 final class TiersBench {
   private static final Duration FILL_WITHIN = Duration.ofMinutes(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private TiersBench() {}
 
@@ -38,101 +39,77 @@ final class TiersBench {
     long start = System.nanoTime();
     TierConfig c = TierConfig.of(size);
     Path dir = Files2.fresh(work.resolve("tiers"));
-    // the runner ignores the examples' content: they give the cache its size and its fingerprint
-    SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, c.n());
-    ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
     PlainArray reference = new PlainArray(TierConfig.SEED, c.n(), TierConfig.WIDTH);
-    System.out.printf(
-        "cache: %,d examples x [%d] bf16 = %d MiB in ranges of %d (%d KiB each); budget %d MiB;"
-            + " B = %d; prefetch %d steps; training %.0f ms of sleep per step%n",
-        c.n(),
-        TierConfig.WIDTH,
-        c.cacheBytes() >> 20,
-        TierConfig.RANGE_SIZE,
-        (long) TierConfig.RANGE_SIZE * TierConfig.WIDTH * 2 >> 10,
-        c.budgetBytes() >> 20,
-        c.batch(),
-        c.prefetchSteps(),
-        c.trainNanos() / 1e6);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "tiers");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
     results.put("size", size.label());
     results.put("config", c.toMap());
+    System.out.println("cache: " + c.toMap());
 
-    // 0: the JIT's warm-up on a node of its own, so that the measured nodes are alike. Without it
-    // the first node's fill took up to twice the CPU per example of the later ones' and its session
+    // the JIT's warm-up on a node of its own, so that the measured nodes are alike. Without it the
+    // first node's fill took up to twice the CPU per example of the later ones' and its session
     // steps three times as long, the JIT compiling the fill, sharding, persistence and H2 paths.
     if (c.warmsUp()) {
-      SyntheticPreferences.write(dir.resolve("warm-up.jsonl"), 43, c.n());
       CacheDefinition warmUp =
           c.definition(
-              "tiers-warm-up",
-              ExampleSet.load(dir.resolve("warm-up.jsonl")),
-              dir.resolve("warm-up/seg"));
+              "tiers-warm-up", data(dir, "warm-up", 43, c.n()), dir.resolve("warm-up/seg"));
       try (EmbeddedNodes node =
           node(dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
-        print("warm-up fill", List.of(node.fill(warmUp.cacheId(), FILL_WITHIN)));
+        fill(node, List.of(warmUp), "warm-up fill");
         TrainerLoop.run(node, warmUp, reference, "jit-warm-up", c);
       }
     }
 
-    // 1: the budget, prefetch on
-    List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve("prefetch"));
-    List<EmbeddedNodes.Fill> fillBefore;
-    TrainerLoop.Loops prefetch;
-    Map<String, Object> random;
-    try (EmbeddedNodes node =
-        node(dir.resolve("prefetch/node"), caches, c.budgetBytes(), c.prefetchSteps())) {
-      if (!node.byReference(caches.get(0).cacheId())) {
-        throw new IllegalStateException(caches.get(0).cacheId() + " is gossiped, not by reference");
+    // the budget with prefetch, the whole cache in memory (every range hot before the steps), the
+    // budget without prefetch: the two fills with the budget bracket the one without
+    ExampleSet data = data(dir, "data", 42, c.n());
+    List<String> runs = List.of("prefetch", "in-memory", "no-prefetch");
+    List<String> fillNames =
+        List.of("fill with the budget", "fill without a budget", "fill with the budget, again");
+    List<List<EmbeddedNodes.Fill>> fills = new ArrayList<>();
+    List<TrainerLoop.Loops> loops = new ArrayList<>();
+    Gathers.Random random = null;
+    Timings[] againstArray = null;
+    int passes = 0;
+    for (int i = 0; i < runs.size(); i++) {
+      String run = runs.get(i);
+      List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve(run));
+      CacheDefinition cache = caches.get(0);
+      long budget = i == 1 ? TierConfig.UNBOUNDED : c.budgetBytes();
+      try (EmbeddedNodes node =
+          node(dir.resolve(run + "/node"), caches, budget, i == 2 ? 0 : c.prefetchSteps())) {
+        if (!node.byReference(cache.cacheId())) {
+          throw new IllegalStateException(cache.cacheId() + " is gossiped, not by reference");
+        }
+        fills.add(fill(node, caches, fillNames.get(i)));
+        if (i == 1) {
+          passes = Gathers.promoteAll(node, cache, c.batch());
+          System.out.printf(
+              "every range hot after %d passes over every index: %d MiB held%n",
+              passes, node.hot(0).bytesHeld() >> 20);
+        }
+        TrainerLoop.Loops l = TrainerLoop.run(node, cache, reference, run, c);
+        System.out.printf("trainer order, %s: %s%n", run, JSON.writeValueAsString(l));
+        loops.add(l);
+        if (i == 0) {
+          random = Gathers.random(node, cache, reference, c);
+          System.out.println("random lookups: " + JSON.writeValueAsString(random));
+        } else if (i == 1) {
+          List<long[]> order = l.sessionNext().timedIndices();
+          againstArray = Gathers.againstArray(node, cache, reference, order, c.warmUpNanos());
+        }
       }
-      fillBefore = fill(node, caches, "fill with the budget");
-      prefetch = trainer(node, caches.get(0), reference, "prefetch", c);
-      random = Gathers.random(node, caches.get(0), reference, c);
-      System.out.println("random lookups: " + random);
-    }
-
-    // 2: the whole cache in memory, every range hot before the steps
-    caches = c.definitions("tiers", data, dir.resolve("in-memory"));
-    List<EmbeddedNodes.Fill> fillUnbounded;
-    TrainerLoop.Loops inMemory;
-    Timings[] againstArray;
-    int passes;
-    try (EmbeddedNodes node =
-        node(dir.resolve("in-memory/node"), caches, TierConfig.UNBOUNDED, c.prefetchSteps())) {
-      fillUnbounded = fill(node, caches, "fill without a budget");
-      passes = Gathers.promoteAll(node, caches.get(0), c.batch());
-      System.out.printf(
-          "every range hot after %d passes over every index: %d MiB held%n",
-          passes, node.hot(0).bytesHeld() >> 20);
-      inMemory = trainer(node, caches.get(0), reference, "in-memory", c);
-      againstArray =
-          Gathers.againstArray(
-              node.client(0),
-              caches.get(0),
-              reference,
-              inMemory.session().timedIndices(),
-              c.warmUpNanos());
-    }
-
-    // 3: the budget, prefetch off
-    caches = c.definitions("tiers", data, dir.resolve("no-prefetch"));
-    List<EmbeddedNodes.Fill> fillAfter;
-    TrainerLoop.Loops noPrefetch;
-    try (EmbeddedNodes node = node(dir.resolve("no-prefetch/node"), caches, c.budgetBytes(), 0)) {
-      fillAfter = fill(node, caches, "fill with the budget, again");
-      noPrefetch = trainer(node, caches.get(0), reference, "no-prefetch", c);
     }
 
     TiersReport report =
         new TiersReport(
             c,
-            new Fills(c.n(), List.of(fillBefore, fillUnbounded, fillAfter)),
-            prefetch,
-            noPrefetch,
-            inMemory,
+            fills,
+            loops.get(0),
+            loops.get(2),
+            loops.get(1),
             passes,
             againstArray[0],
             againstArray[1],
@@ -142,6 +119,12 @@ final class TiersBench {
     report.print();
     Results.write(resultsDir.resolve("tiers.json"), results);
     report.chart(resultsDir.resolve("tiers.png"));
+  }
+
+  /** A data set of {@code n} examples: the runner ignores their content, not their count. */
+  private static ExampleSet data(Path dir, String name, long seed, int n) throws Exception {
+    SyntheticPreferences.write(dir.resolve(name + ".jsonl"), seed, n);
+    return ExampleSet.load(dir.resolve(name + ".jsonl"));
   }
 
   /** A node with a hot tier of {@code budgetBytes} and sessions prefetching {@code steps} ahead. */
@@ -168,13 +151,5 @@ final class TiersBench {
     for (EmbeddedNodes.Fill f : fills) {
       System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, f.seconds(), f.cpuSeconds());
     }
-  }
-
-  private static TrainerLoop.Loops trainer(
-      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
-    TrainerLoop.Loops loops = TrainerLoop.run(node, cache, reference, run, c);
-    System.out.printf("trainer order, %s, session next(): %s%n", run, loops.session().toMap());
-    System.out.printf("trainer order, %s, data path: %s%n", run, loops.dataPath().toMap());
-    return loops;
   }
 }

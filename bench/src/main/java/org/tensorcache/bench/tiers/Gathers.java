@@ -1,13 +1,15 @@
 package org.tensorcache.bench.tiers;
 
-import java.util.LinkedHashMap;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.tiers.TrainerLoop.Hits;
 import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.TierStats;
 
@@ -19,8 +21,13 @@ import org.tensorcache.store.tier.TierStats;
 public final class Gathers {
   private Gathers() {}
 
-  /** Random batches after at least the warm-up time: timings and where the values came from. */
-  public static Map<String, Object> random(
+  /** Random lookups: their timings, where the values came from, the node's hot-tier peak. */
+  @JsonNaming(SnakeCaseStrategy.class)
+  public record Random(
+      @JsonUnwrapped Timings timings, Hits hits, long peakBytesHeld, long budgetBytes) {}
+
+  /** Random batches after at least the warm-up time. */
+  public static Random random(
       EmbeddedNodes node, CacheDefinition cache, PlainArray reference, TierConfig c) {
     HotTier hot = node.hot(0);
     TensorCacheClient client = node.client(0);
@@ -41,11 +48,8 @@ public final class Gathers {
             },
             r -> reference.check("random lookup", indices, (short[]) out[0]),
             () -> client.lookupInto(cache.cacheId(), indices, out))[0];
-    Map<String, Object> m = new LinkedHashMap<>(t.toMap());
-    m.put("hits", Hits.between(before[0], hot.stats(cache.cacheId()).snapshot()).toMap());
-    m.put("peak_bytes_held", hot.peakBytesHeld());
-    m.put("budget_bytes", hot.budgetBytes());
-    return m;
+    Hits hits = Hits.between(before[0], hot.stats(cache.cacheId()).snapshot());
+    return new Random(t, hits, hot.peakBytesHeld(), hot.budgetBytes());
   }
 
   /**
@@ -53,7 +57,7 @@ public final class Gathers {
    * pass and the warm-up time: the timings of the lookups and of the array.
    */
   public static Timings[] againstArray(
-      TensorCacheClient client,
+      EmbeddedNodes node,
       CacheDefinition cache,
       PlainArray reference,
       List<long[]> order,
@@ -62,6 +66,7 @@ public final class Gathers {
     short[] plain = new short[((short[]) out[0]).length];
     long[][] indices = new long[1][];
     int[] next = {0};
+    TensorCacheClient client = node.client(0);
     return Timings.rounds(
         order.size(),
         warmUpNanos,

@@ -1,25 +1,26 @@
 package org.tensorcache.bench.tiers;
 
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.function.IntConsumer;
 import java.util.stream.LongStream;
 import org.tensorcache.bench.report.Stats;
 
 /**
- * The latencies of timed calls (a lookup, a session step, an array gather) and the loop that times
- * them. Batches per second count the calls' own time, not the time between them.
+ * The latencies of timed calls (a lookup, a session step, an array gather) to the nanosecond, and
+ * the loop that times them. Batches per second count the calls' own time, not the time between.
  */
-public record Timings(double p50Us, double p99Us, double batchesPerS, int count) {
+@JsonNaming(SnakeCaseStrategy.class)
+public record Timings(double p50Us, double p99Us, long batchesPerS, int timed) {
   /** The timings of {@code nanos}, one duration per call. */
   public static Timings of(long[] nanos) {
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
     return new Timings(
-        sorted[sorted.length / 2] / 1e3,
-        sorted[(int) Math.min(sorted.length - 1, sorted.length * 0.99)] / 1e3,
-        sorted.length / (LongStream.of(sorted).sum() / 1e9),
+        Stats.round(sorted[sorted.length / 2] / 1e3, 3),
+        Stats.round(sorted[(int) Math.min(sorted.length - 1, sorted.length * 0.99)] / 1e3, 3),
+        Math.round(sorted.length / (LongStream.of(sorted).sum() / 1e9)),
         sorted.length);
   }
 
@@ -56,15 +57,5 @@ public record Timings(double p50Us, double p99Us, double batchesPerS, int count)
       after.accept(round);
     }
     return Arrays.stream(nanos).map(Timings::of).toArray(Timings[]::new);
-  }
-
-  /** The figures for a results file, rounded. */
-  public Map<String, Object> toMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("p50_us", Stats.round1(p50Us));
-    m.put("p99_us", Stats.round1(p99Us));
-    m.put("batches_per_s", Math.round(batchesPerS));
-    m.put("timed", count);
-    return m;
   }
 }

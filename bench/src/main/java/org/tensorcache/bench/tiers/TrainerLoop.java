@@ -1,9 +1,12 @@
 package org.tensorcache.bench.tiers;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 import org.tensorcache.actors.cache.CacheDefinition;
@@ -32,47 +35,48 @@ public final class TrainerLoop {
   static final int MIN_WARM_UP_STEPS = 100;
 
   /**
-   * What a loop measured: its timed steps, the cache's statistics after the first step and at the
-   * end, the steps before the timed ones (the first included), the timed steps' indices and the
-   * node's hot-tier peak (blocks and prefetched rows) and budget.
+   * The values a cache served between two snapshots of its statistics: {@code hot} from hot blocks
+   * (or prefetched rows that were ready), {@code warm} from mapped segments, {@code cold} from the
+   * range's shard (or a prefetched step still being fetched).
    */
-  public record Result(
-      Timings timings,
-      TierStats.Snapshot afterFirst,
-      TierStats.Snapshot end,
-      int warmUpSteps,
-      List<long[]> timedIndices,
-      long peakBytesHeld,
-      long budgetBytes) {
-    Hits afterFirstStep() {
-      return Hits.between(afterFirst, end);
+  public record Hits(long hot, long warm, long cold) {
+    static Hits between(TierStats.Snapshot before, TierStats.Snapshot after) {
+      return new Hits(
+          after.hotHits() - before.hotHits(),
+          after.warmHits() - before.warmHits(),
+          after.coldHits() - before.coldHits());
     }
 
-    /** The mean prefetch lead in steps of the prefetches after the first step, NaN if none. */
-    double meanPrefetchLead() {
-      long count = end.prefetches() - afterFirst.prefetches();
-      return (double) (end.prefetchStepsSum() - afterFirst.prefetchStepsSum()) / count;
-    }
-
-    public Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>(timings.toMap());
-      m.put("warm_up_steps", warmUpSteps);
-      m.put("hits_after_first_step", afterFirstStep().toMap());
-      double lead = meanPrefetchLead();
-      m.put("mean_prefetch_lead_steps", Double.isNaN(lead) ? null : Stats.round1(lead));
-      m.put("prefetches", end.prefetches() - afterFirst.prefetches());
-      // the cache's ranges promoted, evicted, and refused for want of room no reservation held
-      m.put("admissions", end.admissions() - afterFirst.admissions());
-      m.put("evictions", end.evictions() - afterFirst.evictions());
-      m.put("rejections", end.rejections() - afterFirst.rejections());
-      m.put("peak_bytes_held", peakBytesHeld);
-      m.put("budget_bytes", budgetBytes);
-      return m;
+    /** The hot share of every value served, NaN when none was. */
+    @JsonProperty("hot_share")
+    public double hotShare() {
+      return Stats.round((double) hot / (hot + warm + cold), 4);
     }
   }
 
+  /**
+   * What a loop measured: its timed steps; the steps before them (the first included); after the
+   * first step, where the values came from, the mean prefetch lead in steps (none without
+   * prefetches), the prefetches and the cache's ranges promoted, evicted, and refused for want of
+   * room no reservation held; the node's hot-tier peak (blocks and prefetched rows) and budget.
+   */
+  @JsonNaming(SnakeCaseStrategy.class)
+  public record Result(
+      @JsonUnwrapped Timings timings,
+      int warmUpSteps,
+      Hits hitsAfterFirstStep,
+      Double meanPrefetchLeadSteps,
+      long prefetches,
+      long admissions,
+      long evictions,
+      long rejections,
+      long peakBytesHeld,
+      long budgetBytes,
+      @JsonIgnore List<long[]> timedIndices) {}
+
   /** A configuration's two loops: through the session, and the data path without it. */
-  public record Loops(Result session, Result dataPath) {}
+  @JsonNaming(SnakeCaseStrategy.class)
+  public record Loops(Result sessionNext, Result dataPath) {}
 
   private final EmbeddedNodes node;
   private final String cacheId;
@@ -154,15 +158,21 @@ public final class TrainerLoop {
               }
             },
             call)[0];
-    int warmUp = (int) step - c.steps();
+    TierStats.Snapshot end = hot.stats(cacheId).snapshot();
+    long prefetches = end.prefetches() - afterFirst.prefetches();
+    double lead = (double) (end.prefetchStepsSum() - afterFirst.prefetchStepsSum()) / prefetches;
     return new Result(
         t,
-        afterFirst,
-        hot.stats(cacheId).snapshot(),
-        warmUp,
-        timed,
+        (int) step - c.steps(),
+        Hits.between(afterFirst, end),
+        prefetches == 0 ? null : Stats.round1(lead),
+        prefetches,
+        end.admissions() - afterFirst.admissions(),
+        end.evictions() - afterFirst.evictions(),
+        end.rejections() - afterFirst.rejections(),
         hot.peakBytesHeld(),
-        hot.budgetBytes());
+        hot.budgetBytes(),
+        timed);
   }
 
   /**
