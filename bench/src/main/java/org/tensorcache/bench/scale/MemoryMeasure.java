@@ -1,6 +1,7 @@
 package org.tensorcache.bench.scale;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -109,7 +110,7 @@ final class MemoryMeasure {
     CacheDefinition cache = ScaleCaches.definition(dir, "scale-memory", n);
     // ExampleSet copies the lazy list (List.copyOf), so this is N small example objects
     r.put("dataset_heap_bytes", MemoryProbe.settle() - jvmOnly);
-    MemoryProbe base;
+    MemoryProbe base; // the heap, buffers and native memory before the fill, after, and steady
     MemoryProbe filled;
     MemoryProbe steady;
     try (EmbeddedNodes node =
@@ -139,12 +140,10 @@ final class MemoryMeasure {
       say("steady state taken");
       r.put("replicator_and_view_share_blocks", sharedBlocks(node.system(0), cache));
     }
-    Map<String, long[]> baseClasses = base.classes();
-    Map<String, long[]> filledClasses = filled.classes();
-    r.put("shard_actors_at_baseline", baseClasses.getOrDefault(SHARD_CLASS, new long[2])[0]);
-    r.put("after_fill", figures(base, baseClasses, filled, filledClasses, n));
-    r.put("steady", figures(base, baseClasses, steady, steady.classes(), n));
-    r.put("histogram_top_after_fill", MemoryProbe.delta(Map.of(), filledClasses, 12));
+    r.put("shard_actors_at_baseline", base.classes().getOrDefault(SHARD_CLASS, new long[2])[0]);
+    r.put("after_fill", figures(base, filled, n));
+    r.put("steady", figures(base, steady, n));
+    r.put("histogram_top_after_fill", MemoryProbe.delta(Map.of(), filled.classes(), 12));
     say("done");
     return r;
   }
@@ -154,12 +153,10 @@ final class MemoryMeasure {
   }
 
   /** The growth from {@code base} to {@code now}, per float of the cache and where it is. */
-  private static Map<String, Object> figures(
-      MemoryProbe base,
-      Map<String, long[]> baseClasses,
-      MemoryProbe now,
-      Map<String, long[]> nowClasses,
-      int n) {
+  private static Map<String, Object> figures(MemoryProbe base, MemoryProbe now, int n)
+      throws IOException {
+    Map<String, long[]> baseClasses = base.classes();
+    Map<String, long[]> nowClasses = now.classes();
     long floats = 2L * n;
     long heap = now.heapUsed() - base.heapUsed();
     boolean tracked = !now.nmtCommitted().isEmpty();
@@ -226,10 +223,7 @@ final class MemoryMeasure {
     return new TreeMap<>(Map.of("ranges", ranges, "same_object", same));
   }
 
-  /**
-   * Waits until no shard entity is alive on this node's region (asked of sharding, no heap walk);
-   * returns the seconds.
-   */
+  /** Waits until no shard entity is alive on this node (asked of sharding); the seconds. */
   private static double awaitPassivated(ActorSystem<?> system, Duration within) throws Exception {
     long t0 = System.nanoTime();
     while (System.nanoTime() - t0 < within.toNanos()) {

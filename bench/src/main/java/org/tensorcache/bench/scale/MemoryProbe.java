@@ -1,5 +1,6 @@
 package org.tensorcache.bench.scale;
 
+import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -72,7 +73,7 @@ record MemoryProbe(
   }
 
   /** The class histogram: instances and bytes per class, the largest first. */
-  Map<String, long[]> classes() throws java.io.IOException {
+  Map<String, long[]> classes() throws IOException {
     Map<String, long[]> out = new LinkedHashMap<>();
     for (String line : Files.readString(histogram).split("\n")) {
       Matcher m = HISTOGRAM_ROW.matcher(line);

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Results;
@@ -30,7 +29,7 @@ public final class ScaleBench {
   private ScaleBench() {}
 
   /** Runs both, prints the tables and writes {@code resultsDir/scale.json} and charts. */
-  public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
+  public static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     long t0 = System.nanoTime();
     Files.createDirectories(work);
     Map<String, Object> results = new LinkedHashMap<>();
@@ -40,14 +39,10 @@ public final class ScaleBench {
     results.put("size", size.label());
     results.put("range_size", ScaleCaches.RANGE_SIZE);
     results.put("micro_batch", ScaleCaches.MICRO_BATCH);
-    results.put(
-        "targets",
-        new TreeMap<>(
-            Map.of(
-                "bytes_per_float",
-                BYTES_PER_FLOAT_TARGET,
-                "lookup_p50_ratio",
-                LOOKUP_RATIO_TARGET)));
+    Map<String, Object> targets = new LinkedHashMap<>();
+    targets.put("bytes_per_float", BYTES_PER_FLOAT_TARGET);
+    targets.put("lookup_p50_ratio", LOOKUP_RATIO_TARGET);
+    results.put("targets", targets);
     System.out.printf(
         "== memory per cached float (%s) ==%n",
         size == RunSize.FULL ? "child JVM, native memory tracking" : "this JVM");
@@ -67,12 +62,13 @@ public final class ScaleBench {
         "%nmemory, N = %s examples x 2 float fields (%s floats), one node:%n",
         count(((Number) memory.get("examples")).longValue()),
         count(((Number) memory.get("floats")).longValue()));
+    // headers padded by hand: Table reads no width from a format with a flag
     Table m =
         new Table(null)
             .col("state", "%-30s")
-            .col("heap", "heap delta", "%,13d")
-            .col("off", "off-heap", "%,13d")
-            .col("code", "(code/class)", "%,13d")
+            .col("heap", "   heap delta", "%,13d")
+            .col("off", "     off-heap", "%,13d")
+            .col("code", " (code/class)", "%,13d")
             .col("bytes", "bytes/float", "%11s")
             .col("nocode", "(w/o code)", "%11s")
             .col("copies", "%7s")
@@ -83,9 +79,9 @@ public final class ScaleBench {
           state.equals("after_fill")
               ? "just after the fill"
               : "shards passivated (" + f.get("shard_actors_alive") + " left)",
-          ((Number) f.get("heap_delta_bytes")).longValue(),
-          ((Number) f.get("off_heap_delta_bytes")).longValue(),
-          ((Number) f.get("runtime_off_heap_delta_bytes")).longValue(),
+          f.get("heap_delta_bytes"),
+          f.get("off_heap_delta_bytes"),
+          f.get("runtime_off_heap_delta_bytes"),
           f.get("bytes_per_float"),
           f.get("bytes_per_float_without_runtime"),
           f.get("float_array_copies"),
@@ -94,7 +90,7 @@ public final class ScaleBench {
     m.print();
     System.out.printf(
         "data set (lazy list, copied by ExampleSet): %,d bytes of heap%n%n",
-        ((Number) memory.get("dataset_heap_bytes")).longValue());
+        memory.get("dataset_heap_bytes"));
     System.out.println(
         "scaling (B=256 lookups from node 0's replica next to a float[] gather; "
             + "synthetic runner):");
@@ -105,7 +101,6 @@ public final class ScaleBench {
     Results.write(resultsDir.resolve("scale.json"), results);
     charts(resultsDir, rows, memory);
     System.out.printf("scale: done in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-    return results;
   }
 
   /** 10000 as 10k, 1000000 as 1M. */
@@ -119,24 +114,19 @@ public final class ScaleBench {
   private static void charts(Path dir, List<Map<String, Object>> rows, Map<String, Object> memory)
       throws Exception {
     Map<String, Map<String, Double>> lookups = new LinkedHashMap<>();
-    lookups.put("lookup", series(rows, "cache_p50_us"));
-    lookups.put("lookupInto (reused arrays)", series(rows, "into_p50_us"));
-    lookups.put("float[] gather", series(rows, "array_p50_us"));
+    lookups.put("lookup", series(rows, "lookup/cache_p50_us", 1));
+    lookups.put("lookupInto (reused arrays)", series(rows, "lookup/into_p50_us", 1));
+    lookups.put("float[] gather", series(rows, "lookup/array_p50_us", 1));
     Charts.bars(
         dir.resolve("scale.png"),
         "Lookup B=256 from the near replica, p50",
         "microseconds",
         lookups);
-    Map<String, Double> fill = new LinkedHashMap<>();
-    for (Map<String, Object> row : rows) {
-      fill.put(
-          (String) row.get("case"), ((Number) row.get("fill_examples_per_s")).doubleValue() / 1000);
-    }
     Charts.bars(
         dir.resolve("scale-fill.png"),
         "Fill throughput, synthetic runner",
         "thousand examples/s",
-        Map.of("TensorCache fill", fill));
+        Map.of("TensorCache fill", series(rows, "fill_examples_per_s", 1000)));
     Map<String, Map<String, Double>> series = new LinkedHashMap<>();
     for (String s :
         List.of("TensorCache", "without compiled code and classes", "target", "the float itself")) {
@@ -162,13 +152,16 @@ public final class ScaleBench {
         series);
   }
 
-  /** The lookup figure {@code key} of every case. */
-  private static Map<String, Double> series(List<Map<String, Object>> rows, String key) {
+  /** The figure {@code path} ({@code a/b}: key b of object a) of every case, in {@code unit}s. */
+  private static Map<String, Double> series(
+      List<Map<String, Object>> rows, String path, double unit) {
     Map<String, Double> s = new LinkedHashMap<>();
     for (Map<String, Object> row : rows) {
-      s.put(
-          (String) row.get("case"),
-          ((Number) ((Map<?, ?>) row.get("lookup")).get(key)).doubleValue());
+      Object v = row;
+      for (String key : path.split("/")) {
+        v = ((Map<?, ?>) v).get(key);
+      }
+      s.put((String) row.get("case"), ((Number) v).doubleValue() / unit);
     }
     return s;
   }

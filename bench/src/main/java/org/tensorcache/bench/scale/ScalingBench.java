@@ -49,8 +49,8 @@ final class ScalingBench {
             .json("start_s")
             .json("fill_s")
             .json("status_timeouts")
-            .col("fill_examples_per_s", "fill ex/s", "%,12d")
-            .col("runner_alone_examples_per_s", "runner ex/s", "%,12d")
+            .col("fill_examples_per_s", "   fill ex/s", "%,12d") // padded: see ScaleBench
+            .col("runner_alone_examples_per_s", " runner ex/s", "%,12d")
             .json("computed_per_node")
             .json("replica_wait_s")
             .json("lookup/batch")

@@ -82,7 +82,6 @@ public final class TrainerLoop {
   private final String cacheId;
   private final PlainArray reference;
   private final TierConfig c;
-  private final String id;
   private final List<long[]> timed = new ArrayList<>();
   private long step;
   private TrainingBatch batch;
@@ -90,48 +89,45 @@ public final class TrainerLoop {
   private short[] values;
   private TierStats.Snapshot afterFirst;
 
-  private TrainerLoop(
-      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String id, TierConfig c) {
+  private TrainerLoop(EmbeddedNodes node, String cacheId, PlainArray reference, TierConfig c) {
     this.node = node;
-    this.cacheId = cache.cacheId();
+    this.cacheId = cacheId;
     this.reference = reference;
-    this.id = id;
     this.c = c;
   }
 
-  /**
-   * The session {@code run}'s steps over {@code cache}, then the data path's; after each, the
-   * budget held for the steps prefetched beyond the last is given back for what follows on the
-   * node.
-   */
+  /** The session {@code run}'s steps over {@code cache}, then the data path's. */
   public static Loops run(
       EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
-    TrainerLoop s = new TrainerLoop(node, cache, reference, run, c);
-    SessionClient session = node.client(0).session(cache.cacheId(), run, 0, 1, 7, c.batch());
-    Result next = s.time(r -> {}, () -> s.batch = session.next());
-    s.giveBack(TrainerSession.entityId(run, 0));
-    TrainerLoop p = new TrainerLoop(node, cache, reference, run + "-data-path", c);
+    String cacheId = cache.cacheId();
+    TrainerLoop s = new TrainerLoop(node, cacheId, reference, c);
+    SessionClient session = node.client(0).session(cacheId, run, 0, 1, 7, c.batch());
+    Result next = s.time(TrainerSession.entityId(run, 0), r -> {}, () -> s.batch = session.next());
+    TrainerLoop p = new TrainerLoop(node, cacheId, reference, c);
+    String id = run + "-data-path";
     Sampler sampler = Sampler.of(cache.spec().n(), 9, c.batch(), 1);
     LocalLookup local = node.lookup(0);
     TensorCacheClient client = node.client(0);
-    local.prefetch(p.id, p.cacheId, sampler, 0, 0); // as a session's open does
-    Result path =
-        p.time(
-            r -> p.indices = sampler.indices(p.step, 0),
-            () -> {
-              local.prefetch(p.id, p.cacheId, sampler, 0, p.step + 1);
-              Object[] ahead = local.takePrefetched(p.id, p.step, p.indices);
-              p.values =
-                  ahead != null
-                      ? (short[]) ahead[0]
-                      : client.lookup(p.cacheId, p.indices).shorts("features");
-            });
-    p.giveBack(p.id);
-    return new Loops(next, path);
+    local.prefetch(id, cacheId, sampler, 0, 0); // as a session's open does
+    Runnable step =
+        () -> {
+          local.prefetch(id, cacheId, sampler, 0, p.step + 1);
+          Object[] ahead = local.takePrefetched(id, p.step, p.indices);
+          p.values =
+              ahead != null
+                  ? (short[]) ahead[0]
+                  : client.lookup(cacheId, p.indices).shorts("features");
+        };
+    return new Loops(next, p.time(id, r -> p.indices = sampler.indices(p.step, 0), step));
   }
 
-  /** The steps, {@code call} timed: the first, the warm-up, then the timed ones. */
-  private Result time(IntConsumer before, Runnable call) {
+  /**
+   * The steps of session {@code id}, {@code call} timed: the first, the warm-up, the timed ones.
+   * Then gives back what it holds for the rows prefetched beyond the last step: a trainer that
+   * stops keeps them reserved until idle for a minute, leaving the next measurement on the node a
+   * smaller budget. A take with other indices than the step's releases its rows unserved.
+   */
+  private Result time(String id, IntConsumer before, Runnable call) {
     var hot = node.hot(0);
     Timings t =
         Timings.rounds(
@@ -161,29 +157,22 @@ public final class TrainerLoop {
     TierStats.Snapshot end = hot.stats(cacheId).snapshot();
     long prefetches = end.prefetches() - afterFirst.prefetches();
     double lead = (double) (end.prefetchStepsSum() - afterFirst.prefetchStepsSum()) / prefetches;
-    return new Result(
-        t,
-        (int) step - c.steps(),
-        Hits.between(afterFirst, end),
-        prefetches == 0 ? null : Stats.round1(lead),
-        prefetches,
-        end.admissions() - afterFirst.admissions(),
-        end.evictions() - afterFirst.evictions(),
-        end.rejections() - afterFirst.rejections(),
-        hot.peakBytesHeld(),
-        hot.budgetBytes(),
-        timed);
-  }
-
-  /**
-   * Gives back what session {@code sessionId} holds for the rows prefetched beyond the last step: a
-   * trainer that stops keeps them reserved until idle for a minute, leaving the next measurement on
-   * the node a smaller budget. A take with other indices than the step's releases its rows
-   * unserved.
-   */
-  private void giveBack(String sessionId) {
+    Result result =
+        new Result(
+            t,
+            (int) step - c.steps(),
+            Hits.between(afterFirst, end),
+            prefetches == 0 ? null : Stats.round1(lead),
+            prefetches,
+            end.admissions() - afterFirst.admissions(),
+            end.evictions() - afterFirst.evictions(),
+            end.rejections() - afterFirst.rejections(),
+            hot.peakBytesHeld(),
+            hot.budgetBytes(),
+            timed);
     for (long s = step; s < step + c.prefetchSteps(); s++) {
-      node.lookup(0).takePrefetched(sessionId, s, new long[0]);
+      node.lookup(0).takePrefetched(id, s, new long[0]);
     }
+    return result;
   }
 }
