@@ -39,14 +39,14 @@ final class TiersBench {
     long start = System.nanoTime();
     TierConfig c = TierConfig.of(size);
     Path dir = Files2.fresh(work.resolve("tiers"));
-    PlainArray reference = new PlainArray(TierConfig.SEED, c.n(), TierConfig.WIDTH);
+    PlainArray reference = new PlainArray(TierConfig.SEED, c.examples(), c.width());
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "tiers");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
     results.put("size", size.label());
-    results.put("config", c.toMap());
-    System.out.println("cache: " + c.toMap());
+    results.put("config", c);
+    System.out.println("cache: " + c);
 
     // the JIT's warm-up on a node of its own, so that the measured nodes are alike. Without it the
     // first node's fill took up to twice the CPU per example of the later ones' and its session
@@ -54,7 +54,7 @@ final class TiersBench {
     if (c.warmsUp()) {
       CacheDefinition warmUp =
           c.definition(
-              "tiers-warm-up", data(dir, "warm-up", 43, c.n()), dir.resolve("warm-up/seg"));
+              "tiers-warm-up", data(dir, "warm-up", 43, c.examples()), dir.resolve("warm-up/seg"));
       try (EmbeddedNodes node =
           node(dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
         fill(node, List.of(warmUp), "warm-up fill");
@@ -64,7 +64,7 @@ final class TiersBench {
 
     // the budget with prefetch, the whole cache in memory (every range hot before the steps), the
     // budget without prefetch: the two fills with the budget bracket the one without
-    ExampleSet data = data(dir, "data", 42, c.n());
+    ExampleSet data = data(dir, "data", 42, c.examples());
     List<String> runs = List.of("prefetch", "in-memory", "no-prefetch");
     List<String> fillNames =
         List.of("fill with the budget", "fill without a budget", "fill with the budget, again");
@@ -77,7 +77,7 @@ final class TiersBench {
       String run = runs.get(i);
       List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve(run));
       CacheDefinition cache = caches.get(0);
-      long budget = i == 1 ? TierConfig.UNBOUNDED : c.budgetBytes();
+      long budget = i == 1 ? c.unboundedBudgetBytes() : c.budgetBytes();
       try (EmbeddedNodes node =
           node(dir.resolve(run + "/node"), caches, budget, i == 2 ? 0 : c.prefetchSteps())) {
         if (!node.byReference(cache.cacheId())) {
@@ -98,7 +98,7 @@ final class TiersBench {
           System.out.println("random lookups: " + JSON.writeValueAsString(random));
         } else if (i == 1) {
           List<long[]> order = l.sessionNext().timedIndices();
-          againstArray = Gathers.againstArray(node, cache, reference, order, c.warmUpNanos());
+          againstArray = Gathers.againstArray(node, cache, reference, order, c);
         }
       }
     }
@@ -141,15 +141,10 @@ final class TiersBench {
       EmbeddedNodes node, List<CacheDefinition> caches, String what) throws Exception {
     List<EmbeddedNodes.Fill> fills = new ArrayList<>();
     for (CacheDefinition cache : caches) {
-      fills.add(node.fill(cache.cacheId(), FILL_WITHIN));
-    }
-    print(what, fills);
-    return fills;
-  }
-
-  private static void print(String what, List<EmbeddedNodes.Fill> fills) {
-    for (EmbeddedNodes.Fill f : fills) {
+      EmbeddedNodes.Fill f = node.fill(cache.cacheId(), FILL_WITHIN);
       System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, f.seconds(), f.cpuSeconds());
+      fills.add(f);
     }
+    return fills;
   }
 }

@@ -43,7 +43,7 @@ public final class Gathers {
             r -> {
               before[0] = r == 0 ? hot.stats(cache.cacheId()).snapshot() : before[0];
               for (int i = 0; i < indices.length; i++) {
-                indices[i] = random.nextInt(c.n());
+                indices[i] = random.nextInt(c.examples());
               }
             },
             r -> reference.check("random lookup", indices, (short[]) out[0]),
@@ -61,7 +61,7 @@ public final class Gathers {
       CacheDefinition cache,
       PlainArray reference,
       List<long[]> order,
-      long warmUpNanos) {
+      TierConfig c) {
     Object[] out = Batch.newValues(cache.spec(), order.get(0).length);
     short[] plain = new short[((short[]) out[0]).length];
     long[][] indices = new long[1][];
@@ -69,7 +69,7 @@ public final class Gathers {
     TensorCacheClient client = node.client(0);
     return Timings.rounds(
         order.size(),
-        warmUpNanos,
+        c.warmUpNanos(),
         order.size(),
         r -> indices[0] = order.get(next[0]++ % order.size()),
         r -> {

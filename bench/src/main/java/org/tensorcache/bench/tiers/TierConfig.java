@@ -1,10 +1,10 @@
 package org.tensorcache.bench.tiers;
 
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.FeatureRunner;
 import org.tensorcache.bench.fixture.RunSize;
@@ -13,50 +13,62 @@ import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * The sizes of the tiers part: one BF16 vector of {@link #WIDTH} per example, a cache ten times the
- * budget ({@code budgetBytes}) in ranges too large to gossip; {@code steps} timed steps of {@code
- * batch} rows, each after {@code trainNanos} of sleep, after at least {@code warmUpNanos} of
- * warm-up; {@code fillsPerNode} fills of caches of the same size per measured node.
+ * The sizes of the tiers part, as the results file holds them: one BF16 vector of {@code width} per
+ * example, a cache ten times the budget in ranges too large to gossip; steps of {@code batch} rows,
+ * each after a sleep for its training, after at least {@code warmUpS} of warm-up; several fills of
+ * caches of the same size per measured node; {@code unboundedBudgetBytes} holds the whole cache.
  */
+@JsonNaming(SnakeCaseStrategy.class)
 public record TierConfig(
-    int n,
+    int examples,
+    int width,
+    String dtype,
+    int rangeSize,
+    long cacheBytes,
     long budgetBytes,
+    long unboundedBudgetBytes,
     int prefetchSteps,
     int batch,
-    int steps,
+    int timedSteps,
     int randomRounds,
-    long trainNanos,
-    long warmUpNanos,
+    double trainMsPerStep,
+    String trainWork,
+    double warmUpS,
     int fillsPerNode) {
-  public static final int WIDTH = 1024;
-  public static final int RANGE_SIZE = 128;
-
-  /** The budget of the node that holds the whole cache. */
-  public static final long UNBOUNDED = 1L << 30;
-
   public static final long SEED = 5;
 
   /** 80 MiB in a budget of 8, 20 in 2, or a smoke run's 5 in 1 (no warm-up, one fill a node). */
   public static TierConfig of(RunSize s) {
+    int n = s.pick(40_960, 10_240, 2_560);
     return new TierConfig(
-        s.pick(40_960, 10_240, 2_560),
+        n,
+        1024,
+        "bf16",
+        128,
+        n * 1024L * DType.BF16.bytes(),
         s.pick(8L << 20, 2L << 20, 1L << 20),
+        1L << 30,
         s.pick(8, 8, 2),
         s.pick(256, 256, 128),
         s.pick(2_000, 300, 10),
         s.pick(5_000, 1_000, 20),
-        s.pick(2_000_000L, 2_000_000L, 1_000_000L),
-        s.pick(2_000_000_000L, 1_000_000_000L, 0L),
+        s.pick(2.0, 2.0, 1.0),
+        "sleep",
+        s.pick(2.0, 1.0, 0.0),
         s.pick(3, 3, 1));
   }
 
   /** Whether the JIT is warmed up (a node of its own first, 100 steps per loop): not in a smoke. */
   public boolean warmsUp() {
-    return warmUpNanos > 0;
+    return warmUpS > 0;
   }
 
-  public long cacheBytes() {
-    return (long) n * WIDTH * DType.BF16.bytes();
+  long warmUpNanos() {
+    return (long) (warmUpS * 1e9);
+  }
+
+  long trainNanos() {
+    return (long) (trainMsPerStep * 1e6);
   }
 
   /**
@@ -74,34 +86,14 @@ public record TierConfig(
 
   /** The cache {@code name} of {@code data}, its segments in {@code segments}. */
   public CacheDefinition definition(String name, ExampleSet data, Path segments) {
-    FeatureRunner runner = new FeatureRunner(SEED, WIDTH, DType.BF16);
-    CacheSpec spec = new CacheSpec(name, data.size(), runner.fields(), RANGE_SIZE);
+    FeatureRunner runner = new FeatureRunner(SEED, width, DType.BF16);
+    CacheSpec spec = new CacheSpec(name, data.size(), runner.fields(), rangeSize);
     return new CacheDefinition(
         spec,
         CacheDefinition.fingerprint(runner, data, spec),
         data,
-        () -> new FeatureRunner(SEED, WIDTH, DType.BF16),
+        () -> new FeatureRunner(SEED, width, DType.BF16),
         segments,
-        RANGE_SIZE);
-  }
-
-  public Map<String, Object> toMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("examples", n);
-    m.put("width", WIDTH);
-    m.put("dtype", "bf16");
-    m.put("range_size", RANGE_SIZE);
-    m.put("cache_bytes", cacheBytes());
-    m.put("budget_bytes", budgetBytes);
-    m.put("unbounded_budget_bytes", UNBOUNDED);
-    m.put("prefetch_steps", prefetchSteps);
-    m.put("batch", batch);
-    m.put("timed_steps", steps);
-    m.put("random_rounds", randomRounds);
-    m.put("train_ms_per_step", trainNanos / 1e6);
-    m.put("train_work", "sleep");
-    m.put("warm_up_s", warmUpNanos / 1e9);
-    m.put("fills_per_node", fillsPerNode);
-    return m;
+        rangeSize);
   }
 }

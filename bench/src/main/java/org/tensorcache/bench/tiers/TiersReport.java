@@ -156,11 +156,11 @@ public record TiersReport(
   }
 
   private double rate(EmbeddedNodes.Fill f) {
-    return config.n() / f.seconds();
+    return config.examples() / f.seconds();
   }
 
   private double cpuMicros(EmbeddedNodes.Fill f) {
-    return f.cpuSeconds() * 1e6 / config.n();
+    return f.cpuSeconds() * 1e6 / config.examples();
   }
 
   private double median(int node, ToDoubleFunction<EmbeddedNodes.Fill> value) {

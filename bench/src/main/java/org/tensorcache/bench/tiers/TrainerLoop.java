@@ -133,7 +133,7 @@ public final class TrainerLoop {
         Timings.rounds(
             c.warmsUp() ? MIN_WARM_UP_STEPS : 1,
             c.warmUpNanos(),
-            c.steps(),
+            c.timedSteps(),
             r -> {
               if (step > 0) {
                 LockSupport.parkNanos(c.trainNanos());
@@ -160,7 +160,7 @@ public final class TrainerLoop {
     Result result =
         new Result(
             t,
-            (int) step - c.steps(),
+            (int) step - c.timedSteps(),
             Hits.between(afterFirst, end),
             prefetches == 0 ? null : Stats.round1(lead),
             prefetches,
