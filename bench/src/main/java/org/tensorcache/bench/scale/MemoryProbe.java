@@ -1,14 +1,17 @@
 package org.tensorcache.bench.scale;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
@@ -84,32 +87,23 @@ record MemoryProbe(
     return out;
   }
 
-  /** The {@code top} classes whose bytes changed most from {@code before} (may be empty). */
-  static List<Map<String, Object>> delta(
-      Map<String, long[]> before, Map<String, long[]> after, int top) {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (String c : after.keySet()) {
-      rows.add(row(c, before, after));
-    }
-    for (String c : before.keySet()) {
-      if (!after.containsKey(c)) {
-        rows.add(row(c, before, after));
-      }
-    }
-    rows.sort(
-        (x, y) -> Long.compare(Math.abs((long) y.get("bytes")), Math.abs((long) x.get("bytes"))));
-    return new ArrayList<>(rows.subList(0, Math.min(top, rows.size())));
-  }
+  /** A class's change in a histogram: instances and bytes. */
+  record ClassDelta(@JsonProperty("class") String name, long instances, long bytes) {}
 
-  private static Map<String, Object> row(
-      String c, Map<String, long[]> before, Map<String, long[]> after) {
-    long[] b = before.getOrDefault(c, new long[2]);
-    long[] a = after.getOrDefault(c, new long[2]);
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("class", c);
-    row.put("instances", a[0] - b[0]);
-    row.put("bytes", a[1] - b[1]);
-    return row;
+  /** The {@code top} classes whose bytes changed most from {@code before} (may be empty). */
+  static List<ClassDelta> delta(Map<String, long[]> before, Map<String, long[]> after, int top) {
+    Set<String> classes = new LinkedHashSet<>(after.keySet()); // its order among equal changes
+    classes.addAll(before.keySet());
+    return classes.stream()
+        .map(
+            c -> {
+              long[] b = before.getOrDefault(c, new long[2]);
+              long[] a = after.getOrDefault(c, new long[2]);
+              return new ClassDelta(c, a[0] - b[0], a[1] - b[1]);
+            })
+        .sorted(Comparator.comparingLong(d -> -Math.abs(d.bytes())))
+        .limit(top)
+        .toList();
   }
 
   /** Runs a diagnostic command ({@code jcmd}'s, in camel case) in this JVM. */

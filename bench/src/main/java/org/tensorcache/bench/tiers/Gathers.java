@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.LongStream;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
@@ -92,10 +93,7 @@ public final class Gathers {
     for (int pass = 1; pass <= 200; pass++) {
       TierStats.Snapshot before = hot.stats(cache.cacheId()).snapshot();
       for (int from = 0; from < n; from += batch) {
-        long[] indices = new long[Math.min(batch, n - from)];
-        for (int i = 0; i < indices.length; i++) {
-          indices[i] = from + i;
-        }
+        long[] indices = LongStream.range(from, Math.min(n, from + batch)).toArray();
         client.lookupInto(cache.cacheId(), indices, Batch.newValues(cache.spec(), indices.length));
       }
       Hits hits = Hits.between(before, hot.stats(cache.cacheId()).snapshot());
