@@ -1,8 +1,10 @@
 package org.tensorcache.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +13,6 @@ import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
-import org.tensorcache.bench.tiers.DataPath;
-import org.tensorcache.bench.tiers.Fills;
 import org.tensorcache.bench.tiers.Gathers;
 import org.tensorcache.bench.tiers.PlainArray;
 import org.tensorcache.bench.tiers.TierConfig;
@@ -24,128 +24,92 @@ import org.tensorcache.model.data.SyntheticPreferences;
 
 /**
  * A cache ten times the node's memory budget, replicated by reference: the fill with the budget and
- * without it; a trainer's steps with prefetch and without it; the same steps with the whole cache
- * in memory and the plain {@code short[]} gather of their rows (the limit); random lookups within
- * the budget. Three nodes, one after the other in this JVM, as the budget and the prefetch depth
- * are node-wide, after a node that warms the JIT up: the two fills with the budget (the first and
- * the third measured node) bracket the one without. Writes {@code tiers.json} and {@code
- * tiers.png}; every value served is checked.
+ * without; a trainer's steps with prefetch and without; the same steps with the whole cache in
+ * memory and the plain {@code short[]} gather of their rows (the limit); random lookups within the
+ * budget. Three nodes one after the other in this JVM (the budget and the prefetch depth are
+ * node-wide), the two with the budget bracketing the one without. Every value served is checked.
  */
 final class TiersBench {
+  private static final Duration FILL_WITHIN = Duration.ofMinutes(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private TiersBench() {}
 
   static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     long start = System.nanoTime();
     TierConfig c = TierConfig.of(size);
     Path dir = Files2.fresh(work.resolve("tiers"));
-    // the runner ignores the examples' content: they give the cache its size and its fingerprint
-    SyntheticPreferences.write(dir.resolve("data.jsonl"), 42, c.n());
-    ExampleSet data = ExampleSet.load(dir.resolve("data.jsonl"));
-    PlainArray reference = PlainArray.of(TierConfig.SEED, c.n(), c.width());
-    System.out.printf(
-        "cache: %,d examples x [%d] bf16 = %d MiB in ranges of %d (%d KiB each); budget %d MiB;"
-            + " B = %d; prefetch %d steps; training %.0f ms of sleep per step%n",
-        c.n(),
-        c.width(),
-        c.cacheBytes() >> 20,
-        c.rangeSize(),
-        (long) c.rangeSize() * c.width() * 2 >> 10,
-        c.budgetBytes() >> 20,
-        c.batch(),
-        c.prefetchSteps(),
-        c.trainNanos() / 1e6);
+    PlainArray reference = new PlainArray(TierConfig.SEED, c.examples(), c.width());
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "tiers");
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
     results.put("size", size.label());
-    results.put("config", c.toMap());
+    results.put("config", c);
+    System.out.println("cache: " + c);
 
-    // 0: the JIT's warm-up on a node of its own, so that the three measured nodes are alike (one
-    // cache each). Without it the first node's fill took up to twice the CPU per example of the
-    // later ones' and its session steps three times as long, the JIT compiling the fill, sharding,
-    // persistence and H2 paths meanwhile. A smoke run has no figures to protect.
+    // the JIT's warm-up on a node of its own, so that the measured nodes are alike. Without it the
+    // first node's fill took up to twice the CPU per example of the later ones' and its session
+    // steps three times as long, the JIT compiling the fill, sharding, persistence and H2 paths.
     if (c.warmsUp()) {
-      SyntheticPreferences.write(dir.resolve("warm-up.jsonl"), 43, c.n());
-      ExampleSet warmUpData = ExampleSet.load(dir.resolve("warm-up.jsonl"));
       CacheDefinition warmUp =
-          c.definition("tiers-warm-up", warmUpData, dir.resolve("warm-up/seg"));
+          c.definition(
+              "tiers-warm-up", data(dir, "warm-up", 43, c.examples()), dir.resolve("warm-up/seg"));
       try (EmbeddedNodes node =
-          tierNode(
-              dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
-        print("warm-up fill", node.fill(warmUp.cacheId(), FILL_WITHIN));
-        trainer(node, warmUp, reference, "jit-warm-up", c, false);
+          node(dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
+        fill(node, List.of(warmUp), "warm-up fill");
+        TrainerLoop.run(node, warmUp, reference, "jit-warm-up", c);
       }
     }
 
-    // 1: the budget, prefetch on
-    List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve("prefetch"));
-    CacheDefinition cache = caches.get(0);
-    List<EmbeddedNodes.Fill> fillBefore;
-    TiersReport.LoopResults prefetch;
-    Map<String, Object> random;
-    try (EmbeddedNodes node =
-        tierNode(dir.resolve("prefetch/node"), caches, c.budgetBytes(), c.prefetchSteps())) {
-      if (!node.byReference(cache.cacheId())) {
-        throw new IllegalStateException(
-            "cache " + cache.cacheId() + " is gossiped, expected by reference");
+    // the budget with prefetch, the whole cache in memory (every range hot before the steps), the
+    // budget without prefetch: the two fills with the budget bracket the one without
+    ExampleSet data = data(dir, "data", 42, c.examples());
+    List<String> runs = List.of("prefetch", "in-memory", "no-prefetch");
+    List<String> fillNames =
+        List.of("fill with the budget", "fill without a budget", "fill with the budget, again");
+    List<List<EmbeddedNodes.Fill>> fills = new ArrayList<>();
+    List<TrainerLoop.Loops> loops = new ArrayList<>();
+    Gathers.Random random = null;
+    Timings[] againstArray = null;
+    int passes = 0;
+    for (int i = 0; i < runs.size(); i++) {
+      String run = runs.get(i);
+      List<CacheDefinition> caches = c.definitions("tiers", data, dir.resolve(run));
+      CacheDefinition cache = caches.get(0);
+      long budget = i == 1 ? c.unboundedBudgetBytes() : c.budgetBytes();
+      try (EmbeddedNodes node =
+          node(dir.resolve(run + "/node"), caches, budget, i == 2 ? 0 : c.prefetchSteps())) {
+        if (!node.byReference(cache.cacheId())) {
+          throw new IllegalStateException(cache.cacheId() + " is gossiped, not by reference");
+        }
+        fills.add(fill(node, caches, fillNames.get(i)));
+        if (i == 1) {
+          passes = Gathers.promoteAll(node, cache, c.batch());
+          System.out.printf(
+              "every range hot after %d passes over every index: %d MiB held%n",
+              passes, node.hot(0).bytesHeld() >> 20);
+        }
+        TrainerLoop.Loops l = TrainerLoop.run(node, cache, reference, run, c);
+        System.out.printf("trainer order, %s: %s%n", run, JSON.writeValueAsString(l));
+        loops.add(l);
+        if (i == 0) {
+          random = Gathers.random(node, cache, reference, c);
+          System.out.println("random lookups: " + JSON.writeValueAsString(random));
+        } else if (i == 1) {
+          List<long[]> order = l.sessionNext().timedIndices();
+          againstArray = Gathers.againstArray(node, cache, reference, order, c);
+        }
       }
-      fillBefore = fill(node, caches);
-      print("fill with the budget", fillBefore);
-      prefetch = trainer(node, cache, reference, "prefetch", c);
-      random =
-          Gathers.random(
-              node.client(0),
-              node.hot(0),
-              cache,
-              reference,
-              c.n(),
-              c.batch(),
-              c.randomRounds(),
-              c.warmUpNanos());
-      System.out.println("random lookups: " + random);
-    }
-
-    // 2: the whole cache in memory, every range hot before the steps
-    List<EmbeddedNodes.Fill> fillUnbounded;
-    TiersReport.LoopResults inMemory;
-    Timings[] againstArray;
-    int passes;
-    caches = c.definitions("tiers", data, dir.resolve("in-memory"));
-    cache = caches.get(0);
-    try (EmbeddedNodes node =
-        tierNode(dir.resolve("in-memory/node"), caches, c.unboundedBytes(), c.prefetchSteps())) {
-      fillUnbounded = fill(node, caches);
-      print("fill without a budget", fillUnbounded);
-      passes = Gathers.promoteAll(node.client(0), node.hot(0), cache, c.batch(), 200);
-      System.out.printf(
-          "every range hot after %d passes over every index: %d MiB held%n",
-          passes, node.hot(0).bytesHeld() >> 20);
-      inMemory = trainer(node, cache, reference, "in-memory", c);
-      againstArray =
-          Gathers.againstArray(
-              node.client(0), cache, reference, inMemory.session().timedIndices(), c.warmUpNanos());
-    }
-
-    // 3: the budget, prefetch off
-    List<EmbeddedNodes.Fill> fillAfter;
-    TiersReport.LoopResults noPrefetch;
-    caches = c.definitions("tiers", data, dir.resolve("no-prefetch"));
-    cache = caches.get(0);
-    try (EmbeddedNodes node =
-        tierNode(dir.resolve("no-prefetch/node"), caches, c.budgetBytes(), 0)) {
-      fillAfter = fill(node, caches);
-      print("fill with the budget, again", fillAfter);
-      noPrefetch = trainer(node, cache, reference, "no-prefetch", c);
     }
 
     TiersReport report =
         new TiersReport(
             c,
-            new Fills(c.n(), List.of(fillBefore, fillUnbounded, fillAfter)),
-            prefetch,
-            noPrefetch,
-            inMemory,
+            fills,
+            loops.get(0),
+            loops.get(2),
+            loops.get(1),
             passes,
             againstArray[0],
             againstArray[1],
@@ -157,92 +121,30 @@ final class TiersBench {
     report.chart(resultsDir.resolve("tiers.png"));
   }
 
-  private static final Duration FILL_WITHIN = Duration.ofMinutes(30);
+  /** A data set of {@code n} examples: the runner ignores their content, not their count. */
+  private static ExampleSet data(Path dir, String name, long seed, int n) throws Exception {
+    SyntheticPreferences.write(dir.resolve(name + ".jsonl"), seed, n);
+    return ExampleSet.load(dir.resolve(name + ".jsonl"));
+  }
 
-  /**
-   * A node under {@code dir} with {@code caches}, a hot tier of {@code budgetBytes} and sessions
-   * prefetching {@code prefetchSteps} steps ahead (0: off): both are node-wide settings, so each
-   * configuration is a node of its own.
-   */
-  private static EmbeddedNodes tierNode(
-      Path dir, List<CacheDefinition> caches, long budgetBytes, int prefetchSteps)
-      throws Exception {
+  /** A node with a hot tier of {@code budgetBytes} and sessions prefetching {@code steps} ahead. */
+  private static EmbeddedNodes node(
+      Path dir, List<CacheDefinition> caches, long budgetBytes, int steps) throws Exception {
     return EmbeddedNodes.one(
         dir,
         caches,
-        Map.of(
-            "tensorcache.memory.budget", budgetBytes, "tensorcache.prefetch.steps", prefetchSteps));
+        Map.of("tensorcache.memory.budget", budgetBytes, "tensorcache.prefetch.steps", steps));
   }
 
   /** Fills {@code caches} one after the other. */
-  private static List<EmbeddedNodes.Fill> fill(EmbeddedNodes node, List<CacheDefinition> caches)
-      throws Exception {
-    List<EmbeddedNodes.Fill> fills = new java.util.ArrayList<>();
+  private static List<EmbeddedNodes.Fill> fill(
+      EmbeddedNodes node, List<CacheDefinition> caches, String what) throws Exception {
+    List<EmbeddedNodes.Fill> fills = new ArrayList<>();
     for (CacheDefinition cache : caches) {
-      fills.add(node.fill(cache.cacheId(), FILL_WITHIN));
+      EmbeddedNodes.Fill f = node.fill(cache.cacheId(), FILL_WITHIN);
+      System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, f.seconds(), f.cpuSeconds());
+      fills.add(f);
     }
     return fills;
-  }
-
-  private static void print(String what, List<EmbeddedNodes.Fill> fills) {
-    for (EmbeddedNodes.Fill f : fills) {
-      print(what, f);
-    }
-  }
-
-  private static void print(String what, EmbeddedNodes.Fill fill) {
-    System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, fill.seconds(), fill.cpuSeconds());
-  }
-
-  /**
-   * A trainer's steps through a session, then the same calls without it; after each, the budget
-   * held for the steps prefetched beyond the last is given back for what follows on the node.
-   */
-  private static TiersReport.LoopResults trainer(
-      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
-    return trainer(node, cache, reference, run, c, true);
-  }
-
-  private static TiersReport.LoopResults trainer(
-      EmbeddedNodes node,
-      CacheDefinition cache,
-      PlainArray reference,
-      String run,
-      TierConfig c,
-      boolean print) {
-    TrainerLoop.Result session =
-        TrainerLoop.run(
-            node.client(0),
-            node.hot(0),
-            cache.cacheId(),
-            reference,
-            run,
-            c.batch(),
-            c.steps(),
-            c.trainNanos(),
-            c.warmUpNanos());
-    DataPath.giveBack(
-        node.lookup(0), TrainerLoop.sessionId(run), session.nextStep(), c.prefetchSteps());
-    if (print) {
-      System.out.printf("trainer order, %s, session next(): %s%n", run, session.toMap());
-    }
-    String id = run + "-data-path";
-    TrainerLoop.Result path =
-        DataPath.run(
-            node.lookup(0),
-            node.client(0),
-            node.hot(0),
-            cache,
-            reference,
-            id,
-            c.batch(),
-            c.steps(),
-            c.trainNanos(),
-            c.warmUpNanos());
-    DataPath.giveBack(node.lookup(0), id, path.nextStep(), c.prefetchSteps());
-    if (print) {
-      System.out.printf("trainer order, %s, data path: %s%n", run, path.toMap());
-    }
-    return new TiersReport.LoopResults(session, path);
   }
 }

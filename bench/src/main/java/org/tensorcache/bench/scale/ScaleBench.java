@@ -6,38 +6,30 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.report.Stats;
+import org.tensorcache.bench.report.Table;
 
 /**
  * Memory and scaling of the cache with a synthetic runner, so that the figures are the cache's own:
- * bytes per cached float at N = 10 million (in a child JVM with native memory tracking), fill
- * throughput and B=256 lookup latency at N = 10 thousand, 1 million and 10 million, and with 1, 2
- * and 3 nodes at N = 1 million. Prints a table with the targets, writes {@code scale.json} and
- * charts. Quick mode (N up to 1 million, 1 and 2 nodes) takes under a minute; the full run about
- * ten minutes, most of it waiting for idle shard entities to passivate (2 to 3 minutes, twice).
- *
- * <p>Run from the launcher class path with a 4 GiB heap (the 10 million case holds the data set,
- * the replica, the shards' copies and the reference arrays); the full memory measurement starts its
- * own JVM: {@code java -Xmx4g -Djava.awt.headless=true -cp "bench/target/classes:
- * bench/target/lib/*" org.tensorcache.bench.scale.ScaleBench [--quick | --smoke]}.
+ * bytes per cached float ({@link MemoryMeasure}), fill and lookups by N and by nodes ({@link
+ * ScalingBench}). Quick mode takes under a minute; the full run about ten minutes, most of it
+ * waiting for idle shard entities to passivate (2 to 3 minutes, twice). Needs a 4 GiB heap: the 10
+ * million case holds the data set, the replica, the shards' copies and the reference arrays.
  */
 public final class ScaleBench {
+  /** Largest bytes per cached float: 10% over the 4 bytes of the float itself. */
+  static final double BYTES_PER_FLOAT_TARGET = 4.4;
+
+  /** Largest lookup p50 as a multiple of the plain float[] gather of the same indices. */
+  static final double LOOKUP_RATIO_TARGET = 3.0;
+
   private ScaleBench() {}
 
-  /** Usage: {@code ScaleBench [--quick | --smoke] [--out DIR] [--work DIR]}. */
-  public static void main(String[] args) throws Exception {
-    PartArgs p = PartArgs.parse(args);
-    run(p.work(), p.out(), p.size());
-    // the stopped nodes leave no work behind, but a non-daemon pool thread would hold the JVM
-    System.exit(0);
-  }
-
-  /** Runs every part, prints the tables and writes {@code resultsDir/scale.json} and charts. */
-  public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
+  /** Runs both, prints the tables and writes {@code resultsDir/scale.json} and charts. */
+  public static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     long t0 = System.nanoTime();
     Files.createDirectories(work);
     Map<String, Object> results = new LinkedHashMap<>();
@@ -48,47 +40,83 @@ public final class ScaleBench {
     results.put("range_size", ScaleCaches.RANGE_SIZE);
     results.put("micro_batch", ScaleCaches.MICRO_BATCH);
     Map<String, Object> targets = new LinkedHashMap<>();
-    targets.put("bytes_per_float", ScaleTable.BYTES_PER_FLOAT_TARGET);
-    targets.put("lookup_p50_ratio", ScaleTable.LOOKUP_RATIO_TARGET);
+    targets.put("bytes_per_float", BYTES_PER_FLOAT_TARGET);
+    targets.put("lookup_p50_ratio", LOOKUP_RATIO_TARGET);
     results.put("targets", targets);
-
     System.out.printf(
         "== memory per cached float (%s) ==%n",
         size == RunSize.FULL ? "child JVM, native memory tracking" : "this JVM");
     long tm = System.nanoTime();
-    results.put("memory", MemoryBench.run(work, size));
+    Map<String, Object> memory = MemoryMeasure.run(work, size);
+    results.put("memory", memory);
     results.put("memory_s", Stats.round2((System.nanoTime() - tm) / 1e9));
     System.out.println("== fill and lookups as N and the nodes grow ==");
     long ts = System.nanoTime();
-    results.put("scaling", ScalingBench.run(work, size));
+    Table scaling = ScalingBench.run(work, size);
+    List<Map<String, Object>> rows = scaling.json();
+    results.put("scaling", rows);
     results.put("scaling_s", Stats.round2((System.nanoTime() - ts) / 1e9));
     results.put("total_s", Stats.round2((System.nanoTime() - t0) / 1e9));
 
-    ScaleTable.print(results);
+    System.out.printf(
+        "%nmemory, N = %s examples x 2 float fields (%s floats), one node:%n",
+        count(((Number) memory.get("examples")).longValue()),
+        count(((Number) memory.get("floats")).longValue()));
+    // headers padded by hand: Table reads no width from a format with a flag
+    Table m =
+        new Table(null)
+            .col("state", "%-30s")
+            .col("heap", "   heap delta", "%,13d")
+            .col("off", "     off-heap", "%,13d")
+            .col("code", " (code/class)", "%,13d")
+            .col("bytes", "bytes/float", "%11s")
+            .col("nocode", "(w/o code)", "%11s")
+            .col("copies", "%7s")
+            .col("target", "%7s");
+    for (String state : List.of("after_fill", "steady")) {
+      Map<?, ?> f = (Map<?, ?>) memory.get(state);
+      m.row(
+          state.equals("after_fill")
+              ? "just after the fill"
+              : "shards passivated (" + f.get("shard_actors_alive") + " left)",
+          f.get("heap_delta_bytes"),
+          f.get("off_heap_delta_bytes"),
+          f.get("runtime_off_heap_delta_bytes"),
+          f.get("bytes_per_float"),
+          f.get("bytes_per_float_without_runtime"),
+          f.get("float_array_copies"),
+          "<= " + BYTES_PER_FLOAT_TARGET);
+    }
+    m.print();
+    System.out.printf(
+        "data set (lazy list, copied by ExampleSet): %,d bytes of heap%n%n",
+        memory.get("dataset_heap_bytes"));
+    System.out.println(
+        "scaling (B=256 lookups from node 0's replica next to a float[] gather; "
+            + "synthetic runner):");
+    scaling.print();
+    System.out.printf(
+        "targets: bytes/float <= %.1f; lookup p50 <= %.0fx the float[] gather; wrong = 0%n",
+        BYTES_PER_FLOAT_TARGET, LOOKUP_RATIO_TARGET);
     Results.write(resultsDir.resolve("scale.json"), results);
-    charts(resultsDir, results);
+    charts(resultsDir, rows, memory);
     System.out.printf("scale: done in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-    return results;
   }
 
-  @SuppressWarnings("unchecked")
-  private static void charts(Path dir, Map<String, Object> results) throws Exception {
-    Map<String, Double> cache = new LinkedHashMap<>();
-    Map<String, Double> into = new LinkedHashMap<>();
-    Map<String, Double> array = new LinkedHashMap<>();
-    Map<String, Double> fill = new LinkedHashMap<>();
-    for (Map<String, Object> row : (List<Map<String, Object>>) results.get("scaling")) {
-      Map<String, Object> l = (Map<String, Object>) row.get("lookup");
-      String c = (String) row.get("case");
-      cache.put(c, ((Number) l.get("cache_p50_us")).doubleValue());
-      into.put(c, ((Number) l.get("into_p50_us")).doubleValue());
-      array.put(c, ((Number) l.get("array_p50_us")).doubleValue());
-      fill.put(c, ((Number) row.get("fill_examples_per_s")).doubleValue() / 1000);
+  /** 10000 as 10k, 1000000 as 1M. */
+  static String count(long n) {
+    if (n >= 1_000_000 && n % 1_000_000 == 0) {
+      return n / 1_000_000 + "M";
     }
+    return n >= 1_000 && n % 1_000 == 0 ? n / 1_000 + "k" : Long.toString(n);
+  }
+
+  private static void charts(Path dir, List<Map<String, Object>> rows, Map<String, Object> memory)
+      throws Exception {
     Map<String, Map<String, Double>> lookups = new LinkedHashMap<>();
-    lookups.put("lookup", cache);
-    lookups.put("lookupInto (reused arrays)", into);
-    lookups.put("float[] gather", array);
+    lookups.put("lookup", series(rows, "lookup/cache_p50_us", 1));
+    lookups.put("lookupInto (reused arrays)", series(rows, "lookup/into_p50_us", 1));
+    lookups.put("float[] gather", series(rows, "lookup/array_p50_us", 1));
     Charts.bars(
         dir.resolve("scale.png"),
         "Lookup B=256 from the near replica, p50",
@@ -98,42 +126,43 @@ public final class ScaleBench {
         dir.resolve("scale-fill.png"),
         "Fill throughput, synthetic runner",
         "thousand examples/s",
-        ordered("TensorCache fill", fill, null, null));
-    Map<String, Object> m = (Map<String, Object>) results.get("memory");
-    Map<String, Double> measured = new LinkedHashMap<>();
-    Map<String, Double> withoutCode = new LinkedHashMap<>();
-    Map<String, Double> target = new LinkedHashMap<>();
-    Map<String, Double> ideal = new LinkedHashMap<>();
+        Map.of("TensorCache fill", series(rows, "fill_examples_per_s", 1000)));
+    Map<String, Map<String, Double>> series = new LinkedHashMap<>();
+    for (String s :
+        List.of("TensorCache", "without compiled code and classes", "target", "the float itself")) {
+      series.put(s, new LinkedHashMap<>());
+    }
     // the steady state first: the legend sits over the first group
     for (String state : List.of("steady", "after_fill")) {
       String label = state.equals("after_fill") ? "just after the fill" : "shards passivated";
-      Map<String, Object> f = (Map<String, Object>) m.get(state);
-      measured.put(label, ((Number) f.get("bytes_per_float")).doubleValue());
-      withoutCode.put(label, ((Number) f.get("bytes_per_float_without_runtime")).doubleValue());
-      target.put(label, ScaleTable.BYTES_PER_FLOAT_TARGET);
-      ideal.put(label, 4.0);
+      Map<?, ?> f = (Map<?, ?>) memory.get(state);
+      series.get("TensorCache").put(label, ((Number) f.get("bytes_per_float")).doubleValue());
+      series
+          .get("without compiled code and classes")
+          .put(label, ((Number) f.get("bytes_per_float_without_runtime")).doubleValue());
+      series.get("target").put(label, BYTES_PER_FLOAT_TARGET);
+      series.get("the float itself").put(label, 4.0);
     }
-    Map<String, Map<String, Double>> series = new LinkedHashMap<>();
-    series.put("TensorCache", measured);
-    series.put("without compiled code and classes", withoutCode);
-    series.put("target", target);
-    series.put("the float itself", ideal);
     Charts.bars(
         dir.resolve("memory.png"),
         "Bytes per cached float, N = "
-            + ScaleTable.count(((Number) m.get("examples")).longValue())
+            + count(((Number) memory.get("examples")).longValue())
             + " x 2 fields",
         "bytes",
         series);
   }
 
-  private static Map<String, Map<String, Double>> ordered(
-      String first, Map<String, Double> a, String second, Map<String, Double> b) {
-    Map<String, Map<String, Double>> series = new LinkedHashMap<>();
-    series.put(first, a);
-    if (second != null) {
-      series.put(second, b);
+  /** The figure {@code path} ({@code a/b}: key b of object a) of every case, in {@code unit}s. */
+  private static Map<String, Double> series(
+      List<Map<String, Object>> rows, String path, double unit) {
+    Map<String, Double> s = new LinkedHashMap<>();
+    for (Map<String, Object> row : rows) {
+      Object v = row;
+      for (String key : path.split("/")) {
+        v = ((Map<?, ?>) v).get(key);
+      }
+      s.put((String) row.get("case"), ((Number) v).doubleValue() / unit);
     }
-    return series;
+    return s;
   }
 }

@@ -1,9 +1,13 @@
 package org.tensorcache.bench.scale;
 
 import java.nio.file.Path;
+import java.util.AbstractList;
+import java.util.Objects;
+import java.util.RandomAccess;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.model.data.ExampleSet;
+import org.tensorcache.model.data.PreferenceExample;
 import org.tensorcache.store.spec.CacheSpec;
 
 /** The caches of the scale part (and of the secure fill): synthetic values, large ranges. */
@@ -23,24 +27,42 @@ public final class ScaleCaches {
 
   private ScaleCaches() {}
 
-  /**
-   * A cache of {@code n} synthetic examples named {@code name}, with segments under {@code dir}.
-   */
+  /** A cache of {@code n} synthetic examples named {@code name}, segments under {@code dir}. */
   public static CacheDefinition definition(Path dir, String name, int n) {
-    return definition(dir, name, n, RANGE_SIZE);
-  }
-
-  /** The same with {@code rangeSize} examples per range, computed a whole range at a time. */
-  static CacheDefinition definition(Path dir, String name, int n, int rangeSize) {
-    ExampleSet data = LazyPreferences.dataset(name, n);
+    ExampleSet data = dataset(name, n);
     SyntheticRunner runner = new SyntheticRunner(SEED);
-    CacheSpec spec = new CacheSpec(name, n, runner.fields(), rangeSize);
+    CacheSpec spec = new CacheSpec(name, n, runner.fields(), RANGE_SIZE);
     return new CacheDefinition(
         spec,
         CacheDefinition.fingerprint(runner, data, spec),
         data,
         () -> new SyntheticRunner(SEED),
         dir.resolve(name + "-segments"),
-        rangeSize);
+        MICRO_BATCH);
+  }
+
+  /**
+   * {@code n} examples made when asked for (the synthetic runner reads only the index), so that ten
+   * million need not exist as objects; its digest depends on {@code name} and {@code n}.
+   * ExampleSet's {@code List.copyOf} asks for every one: they share three strings, about 36 bytes
+   * an example with the copy's reference.
+   */
+  static ExampleSet dataset(String name, int n) {
+    class Lazy extends AbstractList<PreferenceExample> implements RandomAccess {
+      @Override
+      public PreferenceExample get(int index) {
+        return new PreferenceExample(
+            Objects.checkIndex(index, n), "synthetic prompt", "chosen", "rejected");
+      }
+
+      @Override
+      public int size() {
+        return n;
+      }
+    }
+    return new ExampleSet(
+        Path.of(name + "-n" + n + ".synthetic"),
+        new Lazy(),
+        SyntheticRunner.sha256("lazy-preferences " + name + " n=" + n));
   }
 }

@@ -2,101 +2,194 @@ package org.tensorcache.bench.scale;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
-import org.tensorcache.bench.report.Stats;
+import org.tensorcache.bench.report.Table;
+import org.tensorcache.bench.tiers.Timings;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.runner.RunnerOutput;
 
 /**
- * Fill throughput and lookup latency as the cache grows (one node, N = 10 thousand, 1 million, 10
- * million) and as nodes are added (1, 2, 3 nodes in this JVM at N = 1 million), with the synthetic
- * runner alone and a plain {@code float[]} gather as the references in the same run.
+ * Fill throughput and B=256 lookup latency as the cache grows (one node, N = 10 thousand, 1
+ * million, 10 million) and as nodes are added (2 and 3 in this JVM at N = 1 million), next to the
+ * synthetic runner alone and a plain {@code float[]} gather in the same run; every value looked up
+ * checked.
  */
 final class ScalingBench {
+  static final int BATCH = 256;
+
   private ScalingBench() {}
 
-  static List<Map<String, Object>> run(Path work, RunSize size) throws Exception {
+  /** Runs every case; returns their table (rows as the results file holds them). */
+  static Table run(Path work, RunSize size) throws Exception {
     int[] sizes =
         size.pick(
             new int[] {10_000, 1_000_000, 10_000_000},
             new int[] {10_000, 1_000_000},
             new int[] {10_000});
     int[] nodeCounts = size.pick(new int[] {2, 3}, new int[] {2}, new int[] {2});
-    // N of the cases with several nodes
-    int nodesN = size.pick(1_000_000, 1_000_000, 20_000);
+    int nodesN = size.pick(1_000_000, 1_000_000, 20_000); // N of the cases with several nodes
+    // enough calls for the JIT to compile the whole lookup path, not only its loops
     int rounds = size.pick(20_000, 12_000, 100);
     // the runner alone, once: what a fill would reach if the cache cost nothing
-    double runner = runnerAlone(LazyPreferences.dataset("runner-alone", nodesN));
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (int n : sizes) {
-      rows.add(one(work, n, 1, rounds, runner));
+    long runner = Math.round(runnerAlone(ScaleCaches.dataset("runner-alone", nodesN)));
+    Table t =
+        new Table(null)
+            .col("case", "%-16s")
+            .json("examples")
+            .json("nodes")
+            .json("ranges")
+            .json("start_s")
+            .json("fill_s")
+            .json("status_timeouts")
+            .col("fill_examples_per_s", "   fill ex/s", "%,12d") // padded: see ScaleBench
+            .col("runner_alone_examples_per_s", " runner ex/s", "%,12d")
+            .json("computed_per_node")
+            .json("replica_wait_s")
+            .json("lookup/batch")
+            .json("lookup/rounds")
+            .col("lookup/cache_p50_us", "p50 us", "%9.2f")
+            .col("lookup/cache_p99_us", "p99 us", "%9.2f")
+            .col("lookup/into_p50_us", "into p50", "%9.2f")
+            .json("lookup/into_p99_us")
+            .col("lookup/array_p50_us", "arr p50", "%9.2f")
+            .col("lookup/array_p99_us", "arr p99", "%9.2f")
+            .col("lookup/p50_ratio", "ratio", "%6.2f")
+            .json("lookup/values_checked")
+            .col("lookup/values_wrong", "wrong", "%6d")
+            .json("total_s");
+    for (int i = 0; i < sizes.length + nodeCounts.length; i++) {
+      boolean one = i < sizes.length;
+      one(t, work, one ? sizes[i] : nodesN, one ? 1 : nodeCounts[i - sizes.length], rounds, runner);
     }
-    for (int nodes : nodeCounts) {
-      rows.add(one(work, nodesN, nodes, rounds, runner));
-    }
-    return rows;
+    return t;
   }
 
   /** One cluster of {@code nodes} nodes, one cache of {@code n} examples: fill, then lookups. */
-  private static Map<String, Object> one(
-      Path work, int n, int nodes, int rounds, double runnerAlone) throws Exception {
+  private static void one(Table t, Path work, int n, int nodes, int rounds, long runner)
+      throws Exception {
     String name = "scale-n" + n + "-k" + nodes;
-    Path dir = org.tensorcache.bench.fixture.Files2.fresh(work.resolve(name));
+    Path dir = Files2.fresh(work.resolve(name));
     CacheDefinition def = ScaleCaches.definition(dir, name, n);
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("case", (nodes == 1 ? "" : nodes + " nodes, ") + "N=" + ScaleTable.count(n));
-    row.put("examples", n);
-    row.put("nodes", nodes);
-    row.put("ranges", def.spec().rangeCount());
+    String label = (nodes == 1 ? "" : nodes + " nodes, ") + "N=" + ScaleBench.count(n);
     long t0 = System.nanoTime();
     try (EmbeddedNodes cluster =
         EmbeddedNodes.start(dir.resolve("node"), List.of(def), nodes, Map.of(), List.of("local"))) {
-      row.put("start_s", Stats.round2((System.nanoTime() - t0) / 1e9));
-      EmbeddedNodes.Fill timed = cluster.fill(def.cacheId(), Duration.ofMinutes(30));
-      double fill = timed.seconds();
-      row.put("fill_s", Stats.round2(fill));
-      row.put("status_timeouts", timed.statusTimeouts());
-      row.put("fill_examples_per_s", Math.round(n / fill));
-      row.put("runner_alone_examples_per_s", Math.round(runnerAlone));
-      row.put("computed_per_node", cluster.computedExamples());
+      double start = (System.nanoTime() - t0) / 1e9;
+      EmbeddedNodes.Fill fill = cluster.fill(def.cacheId(), Duration.ofMinutes(30));
       long t1 = System.nanoTime();
       cluster.awaitReplica(0, def.cacheId(), Duration.ofMinutes(5));
-      row.put("replica_wait_s", Stats.round2((System.nanoTime() - t1) / 1e9));
-      TensorCacheClient client = TensorCacheClient.create(cluster.system(0));
-      // enough calls for the JIT to compile the whole lookup path, not only its loops
-      row.put("lookup", ScaleLookup.run(client, def.cacheId(), n, rounds));
+      double replica = (System.nanoTime() - t1) / 1e9;
+      long[] wrong = {0};
+      Timings[] l =
+          lookups(TensorCacheClient.create(cluster.system(0)), def.cacheId(), n, rounds, wrong);
+      t.row(
+          label,
+          n,
+          nodes,
+          def.spec().rangeCount(),
+          start,
+          fill.seconds(),
+          fill.statusTimeouts(),
+          Math.round(n / fill.seconds()),
+          runner,
+          cluster.computedExamples(),
+          replica,
+          BATCH,
+          rounds,
+          l[0].p50Us(),
+          l[0].p99Us(),
+          l[2].p50Us(),
+          l[2].p99Us(),
+          l[1].p50Us(),
+          l[1].p99Us(),
+          l[0].p50Us() / Math.max(1e-3, l[1].p50Us()),
+          (long) (rounds + rounds / 4) * BATCH * 4,
+          wrong[0],
+          (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          "  %s: %,d examples/s filled, lookup p50 %.2f us (float[] %.2f us), %d wrong%n",
+          label, Math.round(n / fill.seconds()), l[0].p50Us(), l[1].p50Us(), wrong[0]);
     }
-    row.put("total_s", Stats.round2((System.nanoTime() - t0) / 1e9));
-    System.out.println("  " + ScaleTable.scalingLine(row));
-    return row;
+  }
+
+  /**
+   * Rounds of {@link #BATCH} random indices from the warm near replica ({@code lookup}), the same
+   * gather from two plain {@code float[]} of all {@code n} values (the physical limit) and {@code
+   * lookupInto} reused arrays of other indices (not the lines lookup just brought to cache); counts
+   * into {@code wrong} the values that differ from the runner's, which also keeps the JIT from
+   * dropping a gather. Timings of lookup, array and lookupInto.
+   */
+  private static Timings[] lookups(
+      TensorCacheClient client, String cacheId, int n, int rounds, long[] wrong) {
+    float[][] values = new float[2][n];
+    for (int i = 0; i < n; i++) {
+      values[0][i] = SyntheticRunner.value(ScaleCaches.SEED, 0, i);
+      values[1][i] = SyntheticRunner.value(ScaleCaches.SEED, 1, i);
+    }
+    SplittableRandom random = new SplittableRandom(n);
+    long[] indices = new long[BATCH];
+    long[] other = new long[BATCH];
+    float[][] gathered = new float[2][BATCH];
+    float[][] into = new float[2][BATCH];
+    Batch[] batch = new Batch[1];
+    return Timings.rounds(
+        rounds / 4,
+        0,
+        rounds,
+        r -> {
+          for (int i = 0; i < BATCH; i++) {
+            indices[i] = random.nextInt(n);
+            other[i] = random.nextInt(n);
+          }
+        },
+        r -> {
+          for (int f = 0; f < 2; f++) {
+            float[] looked = batch[0].floats(f == 0 ? "chosen_logp" : "rejected_logp");
+            for (int i = 0; i < BATCH; i++) {
+              wrong[0] += bits(looked[i]) != bits(gathered[f][i]) ? 1 : 0;
+              wrong[0] += bits(into[f][i]) != bits(values[f][(int) other[i]]) ? 1 : 0;
+            }
+          }
+        },
+        () -> batch[0] = client.lookup(cacheId, indices),
+        () -> {
+          for (int i = 0; i < BATCH; i++) {
+            gathered[0][i] = values[0][(int) indices[i]];
+            gathered[1][i] = values[1][(int) indices[i]];
+          }
+        },
+        () -> client.lookupInto(cacheId, other, into));
+  }
+
+  private static int bits(float f) {
+    return Float.floatToRawIntBits(f);
   }
 
   /** The synthetic runner over every example of {@code data} in micro-batches, without a cache. */
   private static double runnerAlone(ExampleSet data) {
     SyntheticRunner runner = new SyntheticRunner(ScaleCaches.SEED);
-    int mb = ScaleCaches.MICRO_BATCH;
     int count = data.size();
-    for (int from = 0; from < count; from += mb) { // warm-up: one pass
-      runner.run(data.slice(from, Math.min(count, from + mb)));
+    long rows = 0;
+    long t0 = 0;
+    for (int pass = 0; pass < 2; pass++) { // the first warms the JIT up
+      t0 = System.nanoTime();
+      rows = 0;
+      for (int from = 0; from < count; from += ScaleCaches.MICRO_BATCH) {
+        rows +=
+            runner.run(data.slice(from, Math.min(count, from + ScaleCaches.MICRO_BATCH))).size();
+      }
     }
-    long t0 = System.nanoTime();
-    long sink = 0;
-    for (int from = 0; from < count; from += mb) {
-      RunnerOutput out = runner.run(data.slice(from, Math.min(count, from + mb)));
-      sink += out.size();
+    if (rows != count) {
+      throw new IllegalStateException("runner returned " + rows + " rows of " + count);
     }
-    double seconds = (System.nanoTime() - t0) / 1e9;
-    if (sink != count) {
-      throw new IllegalStateException("runner returned " + sink + " rows of " + count);
-    }
-    return count / seconds;
+    return count / ((System.nanoTime() - t0) / 1e9);
   }
 }

@@ -1,132 +1,107 @@
 package org.tensorcache.bench.tiers;
 
-import java.util.LinkedHashMap;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.LongStream;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.tiers.TrainerLoop.Hits;
 import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.TierStats;
 
 /**
- * Lookups outside a session, into reused arrays ({@code lookupInto}, which allocates nothing when
- * every value is in memory): random batches, and the batches of a trainer's order next to a gather
- * of the same rows from the plain array. Every batch is checked after its timing.
+ * Lookups outside a session into reused arrays ({@code lookupInto}, which allocates nothing when
+ * every value is in memory): random batches, and a trainer's batches next to the plain array's
+ * gather of the same rows. Every batch is checked after its timing.
  */
 public final class Gathers {
   private Gathers() {}
 
-  /**
-   * {@code rounds} timed lookups of {@code batch} random indices of {@code n} after at least {@code
-   * warmUpNanos} of the same; returns their timings and where the timed values came from.
-   */
-  public static Map<String, Object> random(
-      TensorCacheClient client,
-      HotTier hot,
-      CacheDefinition cache,
-      PlainArray reference,
-      int n,
-      int batch,
-      int rounds,
-      long warmUpNanos) {
-    String cacheId = cache.cacheId();
+  /** Random lookups: their timings, where the values came from, the node's hot-tier peak. */
+  @JsonNaming(SnakeCaseStrategy.class)
+  public record Random(
+      @JsonUnwrapped Timings timings, Hits hits, long peakBytesHeld, long budgetBytes) {}
+
+  /** Random batches after at least the warm-up time. */
+  public static Random random(
+      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, TierConfig c) {
+    HotTier hot = node.hot(0);
+    TensorCacheClient client = node.client(0);
     SplittableRandom random = new SplittableRandom(11);
-    long[] indices = new long[batch];
-    Object[] out = Batch.newValues(cache.spec(), batch);
-    long[] nanos = new long[rounds];
-    TierStats.Snapshot before = null;
-    long warmEnd = System.nanoTime() + warmUpNanos;
-    for (int round = -1; round < rounds; round++) {
-      if (round == 0) {
-        before = hot.stats(cacheId).snapshot();
-      }
-      for (int i = 0; i < batch; i++) {
-        indices[i] = random.nextInt(n);
-      }
-      long t0 = System.nanoTime();
-      client.lookupInto(cacheId, indices, out);
-      long t = System.nanoTime() - t0;
-      reference.check("random lookup", indices, (short[]) out[0]);
-      if (round >= 0) {
-        nanos[round] = t;
-      } else if (System.nanoTime() < warmEnd) {
-        round--; // warm-up until its time is over
-      }
-    }
-    Map<String, Object> m = new LinkedHashMap<>(Timings.of(nanos).toMap());
-    m.put("hits", Hits.between(before, hot.stats(cacheId).snapshot()).toMap());
-    m.put("peak_bytes_held", hot.peakBytesHeld());
-    m.put("budget_bytes", hot.budgetBytes());
-    return m;
+    long[] indices = new long[c.batch()];
+    Object[] out = Batch.newValues(cache.spec(), c.batch());
+    TierStats.Snapshot[] before = new TierStats.Snapshot[1];
+    Timings t =
+        Timings.rounds(
+            1,
+            c.warmUpNanos(),
+            c.randomRounds(),
+            r -> {
+              before[0] = r == 0 ? hot.stats(cache.cacheId()).snapshot() : before[0];
+              for (int i = 0; i < indices.length; i++) {
+                indices[i] = random.nextInt(c.examples());
+              }
+            },
+            r -> reference.check("random lookup", indices, (short[]) out[0]),
+            () -> client.lookupInto(cache.cacheId(), indices, out))[0];
+    Hits hits = Hits.between(before[0], hot.stats(cache.cacheId()).snapshot());
+    return new Random(t, hits, hot.peakBytesHeld(), hot.budgetBytes());
   }
 
   /**
-   * The batches of {@code order} looked up with {@code lookupInto} and gathered from the plain
-   * array, interleaved batch by batch so that both see the same moments of a noisy machine, after
-   * at least {@code warmUpNanos} of both; returns the timings of the lookups and of the array.
+   * The batches of {@code order} with {@code lookupInto} and from the plain array, after at least a
+   * pass and the warm-up time: the timings of the lookups and of the array.
    */
   public static Timings[] againstArray(
-      TensorCacheClient client,
+      EmbeddedNodes node,
       CacheDefinition cache,
       PlainArray reference,
       List<long[]> order,
-      long warmUpNanos) {
-    String cacheId = cache.cacheId();
-    int batch = order.get(0).length;
-    Object[] out = Batch.newValues(cache.spec(), batch);
+      TierConfig c) {
+    Object[] out = Batch.newValues(cache.spec(), order.get(0).length);
     short[] plain = new short[((short[]) out[0]).length];
-    long[] lookups = new long[order.size()];
-    long[] array = new long[order.size()];
-    long warmEnd = System.nanoTime() + warmUpNanos;
-    for (boolean warm = true; ; warm = System.nanoTime() < warmEnd) {
-      for (int b = 0; b < order.size(); b++) {
-        long[] indices = order.get(b);
-        long t0 = System.nanoTime();
-        client.lookupInto(cacheId, indices, out);
-        long t1 = System.nanoTime();
-        reference.gather(indices, plain);
-        long t2 = System.nanoTime();
-        reference.check("trainer-order lookup", indices, (short[]) out[0]);
-        reference.check("plain array gather", indices, plain);
-        lookups[b] = t1 - t0;
-        array[b] = t2 - t1;
-      }
-      if (!warm) {
-        return new Timings[] {Timings.of(lookups), Timings.of(array)};
-      }
-    }
+    long[][] indices = new long[1][];
+    int[] next = {0};
+    TensorCacheClient client = node.client(0);
+    return Timings.rounds(
+        order.size(),
+        c.warmUpNanos(),
+        order.size(),
+        r -> indices[0] = order.get(next[0]++ % order.size()),
+        r -> {
+          reference.check("trainer-order lookup", indices[0], (short[]) out[0]);
+          reference.check("plain array gather", indices[0], plain);
+        },
+        () -> client.lookupInto(cache.cacheId(), indices[0], out),
+        () -> reference.gather(indices[0], plain));
   }
 
   /**
    * Looks every index up in order, pass after pass, until a pass reads nothing from a mapped
    * segment or the shard (every range promoted to the hot tier); returns the passes it took.
    */
-  public static int promoteAll(
-      TensorCacheClient client, HotTier hot, CacheDefinition cache, int batch, int maxPasses)
+  public static int promoteAll(EmbeddedNodes node, CacheDefinition cache, int batch)
       throws InterruptedException {
-    String cacheId = cache.cacheId();
+    HotTier hot = node.hot(0);
+    TensorCacheClient client = node.client(0);
     int n = (int) cache.spec().n();
-    Object[] out = Batch.newValues(cache.spec(), batch);
-    for (int pass = 1; pass <= maxPasses; pass++) {
-      TierStats.Snapshot before = hot.stats(cacheId).snapshot();
+    for (int pass = 1; pass <= 200; pass++) {
+      TierStats.Snapshot before = hot.stats(cache.cacheId()).snapshot();
       for (int from = 0; from < n; from += batch) {
-        long[] indices = new long[Math.min(batch, n - from)];
-        for (int i = 0; i < indices.length; i++) {
-          indices[i] = from + i;
-        }
-        Object[] into =
-            indices.length == batch ? out : Batch.newValues(cache.spec(), indices.length);
-        client.lookupInto(cacheId, indices, into);
+        long[] indices = LongStream.range(from, Math.min(n, from + batch)).toArray();
+        client.lookupInto(cache.cacheId(), indices, Batch.newValues(cache.spec(), indices.length));
       }
-      Hits hits = Hits.between(before, hot.stats(cacheId).snapshot());
+      Hits hits = Hits.between(before, hot.stats(cache.cacheId()).snapshot());
       if (hits.warm() == 0 && hits.cold() == 0) {
         return pass;
       }
       Thread.sleep(100); // promotions run in the background, a few at a time
     }
-    throw new IllegalStateException(
-        "cache '" + cacheId + "' not all hot after " + maxPasses + " passes over every index");
+    throw new IllegalStateException(cache.cacheId() + " not all hot after 200 passes");
   }
 }

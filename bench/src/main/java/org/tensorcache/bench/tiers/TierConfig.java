@@ -1,118 +1,82 @@
 package org.tensorcache.bench.tiers;
 
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.FeatureRunner;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.fields.DType;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
- * The sizes of the memory-tiers benchmark: a cache of one BF16 feature vector per example, ten
- * times the hot tier's budget, in ranges too large to gossip (replicated by reference).
- *
- * @param n examples
- * @param width elements per example (BF16: 2 bytes each)
- * @param rangeSize examples per range
- * @param budgetBytes the hot tier's budget of the nodes with a budget
- * @param unboundedBytes the budget of the node that holds the whole cache (more than the cache)
- * @param prefetchSteps how far sessions prefetch on the nodes with prefetch
- * @param batch examples per lookup and per step
- * @param steps timed steps per trainer loop
- * @param randomRounds timed random lookups
- * @param trainNanos the sleep a trainer spends on each step's training
- * @param warmUpNanos the least warm-up of each timed path, for the JIT
- * @param fillsPerNode timed fills per measured node, of caches of the same size
- * @param size the size of run these are the sizes of
+ * The sizes of the tiers part, as the results file holds them: one BF16 vector of {@code width} per
+ * example, a cache ten times the budget in ranges too large to gossip; steps of {@code batch} rows,
+ * each after a sleep for its training, after at least {@code warmUpS} of warm-up; several fills of
+ * caches of the same size per measured node; {@code unboundedBudgetBytes} holds the whole cache.
  */
+@JsonNaming(SnakeCaseStrategy.class)
 public record TierConfig(
-    int n,
+    int examples,
     int width,
+    String dtype,
     int rangeSize,
+    long cacheBytes,
     long budgetBytes,
-    long unboundedBytes,
+    long unboundedBudgetBytes,
     int prefetchSteps,
     int batch,
-    int steps,
+    int timedSteps,
     int randomRounds,
-    long trainNanos,
-    long warmUpNanos,
-    int fillsPerNode,
-    RunSize size) {
-  /** Seed of the runner's values. */
+    double trainMsPerStep,
+    String trainWork,
+    double warmUpS,
+    int fillsPerNode) {
   public static final long SEED = 5;
 
-  /**
-   * The full sizes (80 MiB cache, 8 MiB budget), the quick ones (20 MiB, 2 MiB), or a smoke run's
-   * (5 MiB, 1 MiB; a few steps, no warm-up, one fill per node).
-   */
-  public static TierConfig of(RunSize size) {
-    return switch (size) {
-      case FULL ->
-          new TierConfig(
-              40_960,
-              1024,
-              128,
-              8L << 20,
-              1L << 30,
-              8,
-              256,
-              2_000,
-              5_000,
-              2_000_000L,
-              2_000_000_000L,
-              3,
-              size);
-      case QUICK ->
-          new TierConfig(
-              10_240,
-              1024,
-              128,
-              2L << 20,
-              1L << 30,
-              8,
-              256,
-              300,
-              1_000,
-              2_000_000L,
-              1_000_000_000L,
-              3,
-              size);
-      case SMOKE ->
-          new TierConfig(
-              2_560, 1024, 128, 1L << 20, 1L << 30, 2, 128, 10, 20, 1_000_000L, 0L, 1, size);
-    };
+  /** 80 MiB in a budget of 8, 20 in 2, or a smoke run's 5 in 1 (no warm-up, one fill a node). */
+  public static TierConfig of(RunSize s) {
+    int n = s.pick(40_960, 10_240, 2_560);
+    return new TierConfig(
+        n,
+        1024,
+        "bf16",
+        128,
+        n * 1024L * DType.BF16.bytes(),
+        s.pick(8L << 20, 2L << 20, 1L << 20),
+        1L << 30,
+        s.pick(8, 8, 2),
+        s.pick(256, 256, 128),
+        s.pick(2_000, 300, 10),
+        s.pick(5_000, 1_000, 20),
+        s.pick(2.0, 2.0, 1.0),
+        "sleep",
+        s.pick(2.0, 1.0, 0.0),
+        s.pick(3, 3, 1));
   }
 
-  /**
-   * Whether the run warms the JIT up before it times anything: a node of its own before the
-   * measured ones, and at least {@link TrainerLoop#MIN_WARM_UP_STEPS} steps before each trainer
-   * loop. A smoke run (no warm-up time) does neither.
-   */
+  /** Whether the JIT is warmed up (a node of its own first, 100 steps per loop): not in a smoke. */
   public boolean warmsUp() {
-    return warmUpNanos > 0;
+    return warmUpS > 0;
   }
 
-  /** The bytes of every value of the cache. */
-  public long cacheBytes() {
-    return (long) n * width * DType.BF16.bytes();
+  long warmUpNanos() {
+    return (long) (warmUpS * 1e9);
   }
 
-  /** The runner of the cache's values. */
-  public ModelRunner runner() {
-    return new FeatureRunner(SEED, width, DType.BF16);
+  long trainNanos() {
+    return (long) (trainMsPerStep * 1e6);
   }
 
   /**
-   * The caches each measured node fills, one after the other: the first, {@code name}, is the one
-   * looked up; the others (same values, other names) make the fill figure a median of several.
+   * The caches a measured node fills: the first, {@code name}, is the one looked up; the others
+   * (same values) make the fill figure a median.
    */
-  public java.util.List<CacheDefinition> definitions(String name, ExampleSet data, Path dir) {
-    java.util.List<CacheDefinition> caches = new java.util.ArrayList<>();
+  public List<CacheDefinition> definitions(String name, ExampleSet data, Path dir) {
+    List<CacheDefinition> caches = new ArrayList<>();
     for (int i = 0; i < fillsPerNode; i++) {
       String id = i == 0 ? name : name + "-" + (i + 1);
       caches.add(definition(id, data, dir.resolve(id)));
@@ -120,36 +84,16 @@ public record TierConfig(
     return caches;
   }
 
-  /** The cache {@code name} of {@code data} (its size is the cache's), segments in {@code dir}. */
+  /** The cache {@code name} of {@code data}, its segments in {@code segments}. */
   public CacheDefinition definition(String name, ExampleSet data, Path segments) {
-    CacheSpec spec = new CacheSpec(name, data.size(), runner().fields(), rangeSize);
+    FeatureRunner runner = new FeatureRunner(SEED, width, DType.BF16);
+    CacheSpec spec = new CacheSpec(name, data.size(), runner.fields(), rangeSize);
     return new CacheDefinition(
         spec,
-        CacheDefinition.fingerprint(runner(), data, spec),
+        CacheDefinition.fingerprint(runner, data, spec),
         data,
-        this::runner,
+        () -> new FeatureRunner(SEED, width, DType.BF16),
         segments,
         rangeSize);
-  }
-
-  /** The configuration for a results file. */
-  public Map<String, Object> toMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("examples", n);
-    m.put("width", width);
-    m.put("dtype", "bf16");
-    m.put("range_size", rangeSize);
-    m.put("cache_bytes", cacheBytes());
-    m.put("budget_bytes", budgetBytes);
-    m.put("unbounded_budget_bytes", unboundedBytes);
-    m.put("prefetch_steps", prefetchSteps);
-    m.put("batch", batch);
-    m.put("timed_steps", steps);
-    m.put("random_rounds", randomRounds);
-    m.put("train_ms_per_step", trainNanos / 1e6);
-    m.put("train_work", "sleep");
-    m.put("warm_up_s", warmUpNanos / 1e9);
-    m.put("fills_per_node", fillsPerNode);
-    return m;
   }
 }

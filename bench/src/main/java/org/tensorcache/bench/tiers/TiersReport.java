@@ -5,15 +5,32 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
+import org.tensorcache.bench.tiers.TrainerLoop.Loops;
+import org.tensorcache.bench.tiers.TrainerLoop.Result;
 
 /**
- * The figures of the memory-tiers benchmark: the results file's sections, the table and target
- * lines printed beside them, and the chart of p50 and p99 per configuration.
+ * The figures of the tiers part: the results file's sections, the table and target lines, the
+ * chart. {@code fills}: several per node (a fill takes a second or two here, and single fills of
+ * the same node differed by up to 2x from one run to the next) with the budget, without, with it
+ * again. {@code passes} made every range hot; {@code lookupInto} and {@code array}: the in-memory
+ * session's batches without it and from the plain array.
  */
-public final class TiersReport {
+public record TiersReport(
+    TierConfig config,
+    List<List<EmbeddedNodes.Fill>> fills,
+    Loops prefetch,
+    Loops noPrefetch,
+    Loops inMemory,
+    int passes,
+    Timings lookupInto,
+    Timings array,
+    Gathers.Random random) {
   /** A trainer's step with prefetch may take at most this many times the all-in-memory step. */
   static final double PREFETCH_P50_TARGET = 1.5;
 
@@ -23,76 +40,38 @@ public final class TiersReport {
   /** The fill with the budget next to the fill without it. */
   static final double FILL_RATIO_TARGET = 0.95;
 
-  /**
-   * A trainer's steps on one node.
-   *
-   * @param session through a session, {@code next()} timed
-   * @param dataPath the same calls without the session ({@link DataPath})
-   */
-  public record LoopResults(TrainerLoop.Result session, TrainerLoop.Result dataPath) {}
-
-  private final TierConfig config;
-  private final Fills fills;
-  private final LoopResults prefetch;
-  private final LoopResults noPrefetch;
-  private final LoopResults inMemory;
-  private final int passes;
-  private final Timings lookupInto;
-  private final Timings array;
-  private final Map<String, Object> random;
-
-  /**
-   * The figures of one run.
-   *
-   * @param fills the fills with the budget, without it, and with it again
-   * @param passes the passes over every index that made every range hot
-   * @param lookupInto all-in-memory lookups of the in-memory session's batches, without it
-   * @param array the plain array gathers of the same batches
-   * @param random the random lookups within the budget
-   */
-  public TiersReport(
-      TierConfig config,
-      Fills fills,
-      LoopResults prefetch,
-      LoopResults noPrefetch,
-      LoopResults inMemory,
-      int passes,
-      Timings lookupInto,
-      Timings array,
-      Map<String, Object> random) {
-    this.config = config;
-    this.fills = fills;
-    this.prefetch = prefetch;
-    this.noPrefetch = noPrefetch;
-    this.inMemory = inMemory;
-    this.passes = passes;
-    this.lookupInto = lookupInto;
-    this.array = array;
-    this.random = random;
-  }
-
   /** The sections of the results file. */
   public Map<String, Object> figures() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("fill", fills.toMap());
-    m.put("trainer_prefetch", runs(prefetch));
-    m.put("trainer_no_prefetch", runs(noPrefetch));
-    Map<String, Object> all = runs(inMemory);
+    Map<String, Object> fill = new LinkedHashMap<>();
+    for (int i = 0; i < 3; i++) {
+      Map<String, Object> node = new LinkedHashMap<>();
+      node.put("examples_per_s", fills.get(i).stream().map(f -> Math.round(rate(f))).toList());
+      node.put("median_examples_per_s", Math.round(median(i, this::rate)));
+      node.put("median_cpu_us_per_example", Math.round(median(i, this::cpuMicros)));
+      fill.put(List.of("with_budget_before", "without_budget", "with_budget_after").get(i), node);
+    }
+    fill.put("ratio_with_without", Stats.round2(fillRatio()));
+    m.put("fill", fill);
+    m.put("trainer_prefetch", prefetch);
+    m.put("trainer_no_prefetch", noPrefetch);
+    Map<String, Object> all = new LinkedHashMap<>();
+    all.put("session_next", inMemory.sessionNext());
+    all.put("data_path", inMemory.dataPath());
     all.put("passes_to_all_hot", passes);
-    all.put("lookup_into_same_batches", lookupInto.toMap());
+    all.put("lookup_into_same_batches", lookupInto);
     m.put("trainer_in_memory", all);
-    m.put("plain_array_same_batches", array.toMap());
+    m.put("plain_array_same_batches", array);
     m.put("random_lookups", random);
     m.put("table", table().json());
     Map<String, Object> targets = new LinkedHashMap<>();
-    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(LoopResults::session)));
-    targets.put(
-        "prefetch_p50_over_in_memory_data_path", Stats.round2(ratio(LoopResults::dataPath)));
+    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(Loops::sessionNext)));
+    targets.put("prefetch_p50_over_in_memory_data_path", Stats.round2(ratio(Loops::dataPath)));
     targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
-    double hot = prefetch.session().afterFirstStep().hotShare();
-    targets.put("hot_share_after_first_step", Math.round(hot * 10_000) / 10_000.0);
+    targets.put(
+        "hot_share_after_first_step", prefetch.sessionNext().hitsAfterFirstStep().hotShare());
     targets.put("hot_share_target", HOT_SHARE_TARGET);
-    targets.put("fill_ratio", Stats.round2(fills.ratio()));
+    targets.put("fill_ratio", Stats.round2(fillRatio()));
     targets.put("fill_ratio_target", FILL_RATIO_TARGET);
     m.put("targets", targets);
     return m;
@@ -101,49 +80,63 @@ public final class TiersReport {
   /** Prints the table and one line per target. */
   public void print() {
     table().print();
-    System.out.println(fills.line(FILL_RATIO_TARGET));
+    System.out.printf(
+        "fill examples/s (median of %d per node): budget %.0f (before), no budget %.0f, budget"
+            + " %.0f (after): ratio %.2f (target >= %.2f): target %s; CPU us per example %.0f /"
+            + " %.0f / %.0f%n",
+        fills.get(0).size(),
+        median(0, this::rate),
+        median(1, this::rate),
+        median(2, this::rate),
+        fillRatio(),
+        FILL_RATIO_TARGET,
+        met(fillRatio() >= FILL_RATIO_TARGET),
+        median(0, this::cpuMicros),
+        median(1, this::cpuMicros),
+        median(2, this::cpuMicros));
+    double next = ratio(Loops::sessionNext);
+    double path = ratio(Loops::dataPath);
     System.out.printf(
         "trainer with prefetch p50 / all in memory p50: session next() %.2f, data path %.2f"
             + " (target <= %.1f): target %s for next(), %s for the data path%n",
-        ratio(LoopResults::session),
-        ratio(LoopResults::dataPath),
+        next,
+        path,
         PREFETCH_P50_TARGET,
-        met(ratio(LoopResults::session) <= PREFETCH_P50_TARGET),
-        met(ratio(LoopResults::dataPath) <= PREFETCH_P50_TARGET));
-    TrainerLoop.Result s = prefetch.session();
-    double hot = s.afterFirstStep().hotShare();
+        met(next <= PREFETCH_P50_TARGET),
+        met(path <= PREFETCH_P50_TARGET));
+    Result s = prefetch.sessionNext();
+    double hot = s.hitsAfterFirstStep().hotShare();
     System.out.printf(
         "hot hits after the first step %.2f%% (target >= %.0f%%): target %s; mean prefetch lead"
             + " %.1f steps; peak held %.2f MiB of a %.2f MiB budget%n",
         hot * 100,
         HOT_SHARE_TARGET * 100,
         met(hot >= HOT_SHARE_TARGET),
-        s.meanPrefetchLead(),
+        s.meanPrefetchLeadSteps(),
         s.peakBytesHeld() / 1048576.0,
         s.budgetBytes() / 1048576.0);
   }
 
   /**
-   * Writes the bar chart of p50 and p99 per configuration (logarithmic: they span decades): {@code
-   * next} the session's steps, {@code path} the same without the session, with prefetch ({@code
-   * pref.}), without ({@code none}) and all in memory ({@code mem.}); the plain array gather of the
-   * in-memory steps' rows; random lookups within the budget.
+   * The bar chart of p50 and p99 (logarithmic: they span decades): {@code next} the session's
+   * steps, {@code path} the same without it, with prefetch, without, all in memory; the plain array
+   * gather of the in-memory steps' rows; random lookups within the budget.
    */
   public void chart(Path png) throws IOException {
-    Map<String, Double> p50 = new LinkedHashMap<>();
-    Map<String, Double> p99 = new LinkedHashMap<>();
-    put(p50, p99, "next: pref.", prefetch.session().timings());
-    put(p50, p99, "next: none", noPrefetch.session().timings());
-    put(p50, p99, "next: mem.", inMemory.session().timings());
-    put(p50, p99, "path: pref.", prefetch.dataPath().timings());
-    put(p50, p99, "path: none", noPrefetch.dataPath().timings());
-    put(p50, p99, "path: mem.", inMemory.dataPath().timings());
-    put(p50, p99, "short[]", array);
-    p50.put("random", ((Number) random.get("p50_us")).doubleValue());
-    p99.put("random", ((Number) random.get("p99_us")).doubleValue());
+    Map<String, Timings> bars = new LinkedHashMap<>();
+    for (String via : List.of("next", "path")) {
+      Function<Loops, Result> loop = via.equals("next") ? Loops::sessionNext : Loops::dataPath;
+      bars.put(via + ": pref.", loop.apply(prefetch).timings());
+      bars.put(via + ": none", loop.apply(noPrefetch).timings());
+      bars.put(via + ": mem.", loop.apply(inMemory).timings());
+    }
+    bars.put("short[]", array);
+    bars.put("random", random.timings());
     Map<String, Map<String, Double>> series = new LinkedHashMap<>();
-    series.put("p50", p50);
-    series.put("p99", p99);
+    series.put("p50", new LinkedHashMap<>());
+    series.put("p99", new LinkedHashMap<>());
+    bars.forEach((name, t) -> series.get("p50").put(name, t.p50Us()));
+    bars.forEach((name, t) -> series.get("p99").put(name, t.p99Us()));
     Charts.bars(
         png,
         String.format(
@@ -157,21 +150,25 @@ public final class TiersReport {
         true);
   }
 
-  private Map<String, Object> runs(LoopResults r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("session_next", r.session().toMap());
-    m.put("data_path", r.dataPath().toMap());
-    return m;
+  /** The median fill rate with the budget (mean of both nodes) over the one without it. */
+  private double fillRatio() {
+    return (median(0, this::rate) + median(2, this::rate)) / 2 / median(1, this::rate);
   }
 
-  private double ratio(java.util.function.Function<LoopResults, TrainerLoop.Result> which) {
+  private double rate(EmbeddedNodes.Fill f) {
+    return config.examples() / f.seconds();
+  }
+
+  private double cpuMicros(EmbeddedNodes.Fill f) {
+    return f.cpuSeconds() * 1e6 / config.examples();
+  }
+
+  private double median(int node, ToDoubleFunction<EmbeddedNodes.Fill> value) {
+    return Stats.median(fills.get(node).stream().mapToDouble(value).toArray());
+  }
+
+  private double ratio(Function<Loops, Result> which) {
     return which.apply(prefetch).timings().p50Us() / which.apply(inMemory).timings().p50Us();
-  }
-
-  private static void put(
-      Map<String, Double> p50, Map<String, Double> p99, String name, Timings t) {
-    p50.put(name, t.p50Us());
-    p99.put(name, t.p99Us());
   }
 
   /** One line per configuration of B rows: p50, p99, batches/s and the share of hot hits. */
@@ -181,32 +178,29 @@ public final class TiersReport {
             .col("configuration", "B=" + config.batch(), "%-46s")
             .col("p50_us", "p50 us", "%9.1f")
             .col("p99_us", "p99 us", "%9.1f")
-            .col("batches_per_s", "batches/s", "%10.0f")
+            .col("batches_per_s", "batches/s", "%10d")
             .col("hot_share", "hot share", "%9.4f");
-    for (var c : List.of(prefetch, noPrefetch, inMemory)) {
+    for (Loops c : List.of(prefetch, noPrefetch, inMemory)) {
       String name = c == prefetch ? "prefetch" : c == noPrefetch ? "no prefetch" : "all in memory";
-      row(t, "trainer, " + name + ": session next()", c.session().timings(), c.session());
-      row(t, "trainer, " + name + ": data path", c.dataPath().timings(), c.dataPath());
+      row(
+          t,
+          "trainer, " + name + ": session next()",
+          c.sessionNext().timings(),
+          c.sessionNext().hitsAfterFirstStep());
+      row(
+          t,
+          "trainer, " + name + ": data path",
+          c.dataPath().timings(),
+          c.dataPath().hitsAfterFirstStep());
     }
     row(t, "same batches, all in memory: lookupInto", lookupInto, null);
     row(t, "same batches, plain short[] gather", array, null);
-    Map<?, ?> hits = (Map<?, ?>) random.get("hits");
-    t.row(
-        "random order, budget: lookupInto",
-        ((Number) random.get("p50_us")).doubleValue(),
-        ((Number) random.get("p99_us")).doubleValue(),
-        ((Number) random.get("batches_per_s")).doubleValue(),
-        ((Number) hits.get("hot_share")).doubleValue());
-    return t;
+    return row(t, "random order, budget: lookupInto", random.timings(), random.hits());
   }
 
-  private static void row(Table t, String name, Timings timings, TrainerLoop.Result r) {
-    t.row(
-        name,
-        timings.p50Us(),
-        timings.p99Us(),
-        timings.batchesPerS(),
-        r == null ? null : r.afterFirstStep().hotShare());
+  private static Table row(Table t, String name, Timings timings, TrainerLoop.Hits hits) {
+    Double hot = hits == null ? null : hits.hotShare();
+    return t.row(name, timings.p50Us(), timings.p99Us(), timings.batchesPerS(), hot);
   }
 
   private static String met(boolean met) {

@@ -1,143 +1,178 @@
 package org.tensorcache.bench.tiers;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
+import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.actors.client.TrainingBatch;
+import org.tensorcache.actors.lookup.LocalLookup;
+import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.actors.session.TrainerSession;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.report.Stats;
-import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.TierStats;
 
 /**
- * A trainer's loop over a session (one rank, world size 1): {@code next()} per step, then a fixed
- * sleep for the step's training, which a trainer on a GPU spends waiting for the device. Only the
- * {@code next()} calls are timed; every step's values are checked after its timing.
+ * A trainer's steps (rank 0 of a world of 1), each after a sleep for its training, as a trainer on
+ * a GPU waits for the device; every step's values are checked after its timing. Through a session
+ * ({@code next()} timed), then through the calls {@code SessionClient.next()} makes once the
+ * session has answered (prefetch of the next steps, the step's prefetched rows or else a lookup)
+ * without the session: its reply, an event journaled per step, takes most of a step's time.
  */
 public final class TrainerLoop {
   /**
-   * The least warm-up steps of a loop, on top of its warm-up time: on a loaded machine a second of
-   * steps was a few dozen, before the JIT had compiled the session's path.
+   * The least warm-up steps of a loop with warm-up time: on a loaded machine a second of steps was
+   * a few dozen, before the JIT had compiled the session's path.
    */
   static final int MIN_WARM_UP_STEPS = 100;
 
-  /** The least warm-up steps of a loop of {@code warmUpNanos}: none beyond the first without. */
-  static int minWarmUpSteps(long warmUpNanos) {
-    return warmUpNanos > 0 ? MIN_WARM_UP_STEPS : 1;
+  /**
+   * The values a cache served between two snapshots of its statistics: {@code hot} from hot blocks
+   * (or prefetched rows that were ready), {@code warm} from mapped segments, {@code cold} from the
+   * range's shard (or a prefetched step still being fetched).
+   */
+  public record Hits(long hot, long warm, long cold) {
+    static Hits between(TierStats.Snapshot before, TierStats.Snapshot after) {
+      return new Hits(
+          after.hotHits() - before.hotHits(),
+          after.warmHits() - before.warmHits(),
+          after.coldHits() - before.coldHits());
+    }
+
+    /** The hot share of every value served, NaN when none was. */
+    @JsonProperty("hot_share")
+    public double hotShare() {
+      return Stats.round((double) hot / (hot + warm + cold), 4);
+    }
   }
 
-  private TrainerLoop() {}
-
   /**
-   * What a loop measured.
-   *
-   * @param timings the timed steps ({@code next()}, or the data path of {@link DataPath})
-   * @param afterFirst the cache's statistics after the first step
-   * @param end the statistics after the last step
-   * @param warmUpSteps steps run before the timed ones (the first included)
-   * @param nextStep the step after the last one run
-   * @param timedIndices the indices of the timed steps, in order
-   * @param peakBytesHeld the node's hot tier peak (blocks and prefetched rows) at the end
-   * @param budgetBytes the node's hot-tier budget
+   * What a loop measured: its timed steps; the steps before them (the first included); after the
+   * first step, where the values came from, the mean prefetch lead in steps (none without
+   * prefetches), the prefetches and the cache's ranges promoted, evicted, and refused for want of
+   * room no reservation held; the node's hot-tier peak (blocks and prefetched rows) and budget.
    */
+  @JsonNaming(SnakeCaseStrategy.class)
   public record Result(
-      Timings timings,
-      TierStats.Snapshot afterFirst,
-      TierStats.Snapshot end,
+      @JsonUnwrapped Timings timings,
       int warmUpSteps,
-      long nextStep,
-      List<long[]> timedIndices,
+      Hits hitsAfterFirstStep,
+      Double meanPrefetchLeadSteps,
+      long prefetches,
+      long admissions,
+      long evictions,
+      long rejections,
       long peakBytesHeld,
-      long budgetBytes) {
-    /** Where the values of every step after the first came from. */
-    public Hits afterFirstStep() {
-      return Hits.between(afterFirst, end);
-    }
+      long budgetBytes,
+      @JsonIgnore List<long[]> timedIndices) {}
 
-    /** The mean prefetch lead in steps of the prefetches after the first step, NaN if none. */
-    public double meanPrefetchLead() {
-      long count = end.prefetches() - afterFirst.prefetches();
-      return count == 0
-          ? Double.NaN
-          : (double) (end.prefetchStepsSum() - afterFirst.prefetchStepsSum()) / count;
-    }
+  /** A configuration's two loops: through the session, and the data path without it. */
+  @JsonNaming(SnakeCaseStrategy.class)
+  public record Loops(Result sessionNext, Result dataPath) {}
 
-    /** The figures for a results file. */
-    public Map<String, Object> toMap() {
-      Map<String, Object> m = new LinkedHashMap<>(timings.toMap());
-      m.put("warm_up_steps", warmUpSteps);
-      m.put("hits_after_first_step", afterFirstStep().toMap());
-      double lead = meanPrefetchLead();
-      m.put("mean_prefetch_lead_steps", Double.isNaN(lead) ? null : Stats.round1(lead));
-      m.put("prefetches", end.prefetches() - afterFirst.prefetches());
-      // hot-tier changes of the cache after the first step: ranges promoted, evicted, and refused
-      // for want of room that no reservation held
-      m.put("admissions", end.admissions() - afterFirst.admissions());
-      m.put("evictions", end.evictions() - afterFirst.evictions());
-      m.put("rejections", end.rejections() - afterFirst.rejections());
-      m.put("peak_bytes_held", peakBytesHeld);
-      m.put("budget_bytes", budgetBytes);
-      return m;
-    }
+  private final EmbeddedNodes node;
+  private final String cacheId;
+  private final PlainArray reference;
+  private final TierConfig c;
+  private final List<long[]> timed = new ArrayList<>();
+  private long step;
+  private TrainingBatch batch;
+  private long[] indices;
+  private short[] values;
+  private TierStats.Snapshot afterFirst;
+
+  private TrainerLoop(EmbeddedNodes node, String cacheId, PlainArray reference, TierConfig c) {
+    this.node = node;
+    this.cacheId = cacheId;
+    this.reference = reference;
+    this.c = c;
+  }
+
+  /** The session {@code run}'s steps over {@code cache}, then the data path's. */
+  public static Loops run(
+      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
+    String cacheId = cache.cacheId();
+    TrainerLoop s = new TrainerLoop(node, cacheId, reference, c);
+    SessionClient session = node.client(0).session(cacheId, run, 0, 1, 7, c.batch());
+    Result next = s.time(TrainerSession.entityId(run, 0), r -> {}, () -> s.batch = session.next());
+    TrainerLoop p = new TrainerLoop(node, cacheId, reference, c);
+    String id = run + "-data-path";
+    Sampler sampler = Sampler.of(cache.spec().n(), 9, c.batch(), 1);
+    LocalLookup local = node.lookup(0);
+    TensorCacheClient client = node.client(0);
+    local.prefetch(id, cacheId, sampler, 0, 0); // as a session's open does
+    Runnable step =
+        () -> {
+          local.prefetch(id, cacheId, sampler, 0, p.step + 1);
+          Object[] ahead = local.takePrefetched(id, p.step, p.indices);
+          p.values =
+              ahead != null
+                  ? (short[]) ahead[0]
+                  : client.lookup(cacheId, p.indices).shorts("features");
+        };
+    return new Loops(next, p.time(id, r -> p.indices = sampler.indices(p.step, 0), step));
   }
 
   /**
-   * Runs {@code runId}'s session over {@code cacheId}: steps for at least {@code warmUpNanos} (the
-   * JIT's warm-up; and {@link #MIN_WARM_UP_STEPS} unless that is 0), then {@code steps} timed ones,
-   * each followed by {@code trainNanos} of sleep.
+   * The steps of session {@code id}, {@code call} timed: the first, the warm-up, the timed ones.
+   * Then gives back what it holds for the rows prefetched beyond the last step: a trainer that
+   * stops keeps them reserved until idle for a minute, leaving the next measurement on the node a
+   * smaller budget. A take with other indices than the step's releases its rows unserved.
    */
-  public static Result run(
-      TensorCacheClient client,
-      HotTier hot,
-      String cacheId,
-      PlainArray reference,
-      String runId,
-      int batch,
-      int steps,
-      long trainNanos,
-      long warmUpNanos) {
-    SessionClient session = client.session(cacheId, runId, 0, 1, 7, batch);
-    step(session, reference, runId);
-    TierStats.Snapshot afterFirst = hot.stats(cacheId).snapshot();
-    int warmUp = 1;
-    for (long end = System.nanoTime() + warmUpNanos;
-        System.nanoTime() < end || warmUp < minWarmUpSteps(warmUpNanos); ) {
-      LockSupport.parkNanos(trainNanos);
-      step(session, reference, runId);
-      warmUp++;
+  private Result time(String id, IntConsumer before, Runnable call) {
+    var hot = node.hot(0);
+    Timings t =
+        Timings.rounds(
+            c.warmsUp() ? MIN_WARM_UP_STEPS : 1,
+            c.warmUpNanos(),
+            c.timedSteps(),
+            r -> {
+              if (step > 0) {
+                LockSupport.parkNanos(c.trainNanos());
+              }
+              before.accept(r);
+            },
+            r -> {
+              if (batch != null) { // a session's step
+                indices = batch.indices();
+                values = batch.values().shorts("features");
+              }
+              reference.check(id + " step " + step, indices, values);
+              if (++step == 1) {
+                afterFirst = hot.stats(cacheId).snapshot();
+              }
+              if (r >= 0) {
+                timed.add(indices);
+              }
+            },
+            call)[0];
+    TierStats.Snapshot end = hot.stats(cacheId).snapshot();
+    long prefetches = end.prefetches() - afterFirst.prefetches();
+    double lead = (double) (end.prefetchStepsSum() - afterFirst.prefetchStepsSum()) / prefetches;
+    Result result =
+        new Result(
+            t,
+            (int) step - c.timedSteps(),
+            Hits.between(afterFirst, end),
+            prefetches == 0 ? null : Stats.round1(lead),
+            prefetches,
+            end.admissions() - afterFirst.admissions(),
+            end.evictions() - afterFirst.evictions(),
+            end.rejections() - afterFirst.rejections(),
+            hot.peakBytesHeld(),
+            hot.budgetBytes(),
+            timed);
+    for (long s = step; s < step + c.prefetchSteps(); s++) {
+      node.lookup(0).takePrefetched(id, s, new long[0]);
     }
-    long[] nanos = new long[steps];
-    List<long[]> indices = new ArrayList<>(steps);
-    for (int s = 0; s < steps; s++) {
-      LockSupport.parkNanos(trainNanos);
-      long t0 = System.nanoTime();
-      TrainingBatch b = session.next();
-      nanos[s] = System.nanoTime() - t0;
-      reference.check(runId + " step " + b.step(), b.indices(), b.values().shorts("features"));
-      indices.add(b.indices());
-    }
-    return new Result(
-        Timings.of(nanos),
-        afterFirst,
-        hot.stats(cacheId).snapshot(),
-        warmUp,
-        warmUp + steps,
-        indices,
-        hot.peakBytesHeld(),
-        hot.budgetBytes());
-  }
-
-  /** The id under which the session of {@code runId}, rank 0, prefetches. */
-  public static String sessionId(String runId) {
-    return TrainerSession.entityId(runId, 0);
-  }
-
-  private static void step(SessionClient session, PlainArray reference, String runId) {
-    TrainingBatch b = session.next();
-    reference.check(runId + " step " + b.step(), b.indices(), b.values().shorts("features"));
+    return result;
   }
 }
