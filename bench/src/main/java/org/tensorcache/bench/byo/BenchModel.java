@@ -10,14 +10,9 @@ import java.util.List;
 import org.tensorcache.bench.fixture.Files2;
 
 /**
- * The benchmark's seeded Qwen2 models and preference data sets, made by {@code
+ * The benchmark's seeded Qwen2 models and preference rows, made by {@code
  * scripts/make_bench_model.py} under the work directory once per seed and sizes and reused by later
- * runs: per model ({@code small}, {@code wide}) the Hugging Face directory TRL loads, the format-2
- * export (body and output head) the fill runs and the format-1 export (logits at every position)
- * the bare loop runs; the rows ({@code prefs.jsonl}) and the long rows ({@code long.jsonl}).
- *
- * @param dir where it was made
- * @param info {@code bench-model.json}: sizes, token lengths, versions
+ * runs; {@code info} is its {@code bench-model.json} (sizes, token lengths, versions).
  */
 record BenchModel(Path dir, JsonNode info) {
   /** The models compared, in order. */
@@ -98,7 +93,8 @@ record BenchModel(Path dir, JsonNode info) {
             + " or above it: run the benchmark from the repository (./tensorcache bench)");
   }
 
-  private JsonNode model(String name) {
+  /** Model {@code name}'s entry: {@code parameters}, {@code vocab_size}, its directories. */
+  JsonNode model(String name) {
     JsonNode m = info.path("models").path(name);
     if (m.isMissingNode()) {
       throw new IllegalArgumentException(
@@ -107,19 +103,12 @@ record BenchModel(Path dir, JsonNode info) {
     return m;
   }
 
-  /** The Hugging Face directory of model {@code name} (what TRL loads). */
-  Path hfDir(String name) {
-    return dir.resolve(model(name).path("hf_dir").asText());
-  }
-
-  /** The format-2 export of model {@code name}: body.pt, head.pt (what the fill runs). */
-  Path modelDir(String name) {
-    return dir.resolve(model(name).path("model_dir").asText());
-  }
-
-  /** The format-1 export of model {@code name}: one model.pt returning logits everywhere. */
-  Path logitsDir(String name) {
-    return dir.resolve(model(name).path("model_logits_dir").asText());
+  /**
+   * A directory of model {@code name}: {@code hf_dir} (what TRL loads), {@code model_dir} (the
+   * format-2 export the fill runs), {@code model_logits_dir} (the format-1 one of the bare loop).
+   */
+  Path path(String name, String key) {
+    return dir.resolve(model(name).path(key).asText());
   }
 
   /** The first {@code rows} rows: the made file itself, or a copy of its head beside it. */
@@ -170,15 +159,5 @@ record BenchModel(Path dir, JsonNode info) {
         t.path("max").asInt(),
         t.path("p50").asInt(),
         t.path("p90").asInt());
-  }
-
-  /** Model {@code name}'s vocabulary. */
-  int vocab(String name) {
-    return model(name).path("vocab_size").asInt();
-  }
-
-  /** Model {@code name}'s parameters. */
-  long parameters(String name) {
-    return model(name).path("parameters").asLong();
   }
 }

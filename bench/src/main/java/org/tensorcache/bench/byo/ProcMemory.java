@@ -5,39 +5,34 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * This process's resident memory from {@code /proc/self/status}: now ({@code VmRSS}) and its peak
- * ({@code VmHWM}), as {@code scripts/bench_trl.py} reads them in Python; the machine's memory and
- * load; -1 (or "") where there is no {@code /proc}.
+ * Resident memory of this process ({@code /proc/self/status}, as {@code scripts/bench_trl.py} reads
+ * it) and the machine's memory and load; -1 (or "") where there is no {@code /proc}.
  */
 final class ProcMemory {
-  private static final Path STATUS = Path.of("/proc/self/status");
-  private static final Path MEMINFO = Path.of("/proc/meminfo");
-
   private ProcMemory() {}
 
-  /** Resident bytes now. */
+  /** Resident bytes now ({@code VmRSS}). */
   static long rss() {
-    return kib(STATUS, "VmRSS");
+    return kib("/proc/self/status", "VmRSS");
   }
 
-  /** The most resident bytes so far. */
+  /** The most resident bytes so far ({@code VmHWM}). */
   static long peakRss() {
-    return kib(STATUS, "VmHWM");
+    return kib("/proc/self/status", "VmHWM");
   }
 
-  /** The machine's memory available to a new process ({@code MemAvailable}), or -1. */
+  /** The machine's memory available to a new process ({@code MemAvailable}). */
   static long available() {
-    return kib(MEMINFO, "MemAvailable");
+    return kib("/proc/meminfo", "MemAvailable");
   }
 
-  /** The machine's memory ({@code MemTotal}), or -1. */
   static long total() {
-    return kib(MEMINFO, "MemTotal");
+    return kib("/proc/meminfo", "MemTotal");
   }
 
-  private static long kib(Path file, String key) {
+  private static long kib(String file, String key) {
     try {
-      for (String line : Files.readAllLines(file)) {
+      for (String line : Files.readAllLines(Path.of(file))) {
         if (line.startsWith(key + ":")) {
           return Long.parseLong(line.substring(key.length() + 1).trim().split("\\s+")[0]) << 10;
         }
@@ -48,7 +43,7 @@ final class ProcMemory {
     return -1;
   }
 
-  /** The load average over the last minute, five and fifteen ({@code /proc/loadavg}), or "". */
+  /** The load average over the last minute, five and fifteen. */
   static String loadAverage() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
