@@ -23,10 +23,9 @@ import org.tensorcache.model.runner.PaddedBatch;
  */
 final class BareLoop {
   /**
-   * One micro-batch: per row, the chosen then the rejected sequences with a counted token, padded
-   * on the right to the longest rounded up to {@link PaddedBatch#STEP_MULTIPLE}, as {@code rows x
-   * steps} ids, attention mask, next-token targets and mask of counted tokens; {@code slot}: the
-   * padded row of each of the {@code 2 * examples} sequences, or -1.
+   * One micro-batch: the chosen then the rejected sequences that have a counted token, right-padded
+   * to the longest (a multiple of {@link PaddedBatch#STEP_MULTIPLE}) as {@code rows x steps}
+   * arrays; {@code slot}: the padded row of each of the {@code 2 * examples} sequences, or -1.
    */
   record Micro(
       int examples,
@@ -98,8 +97,8 @@ final class BareLoop {
 
   /**
    * Runs {@code batches} with autograd off, as the runner does; their values {@code [field][row]}
-   * (chosen_logp, rejected_logp, chosen_tokens, rejected_tokens). Puts into {@code timed} the wall
-   * seconds, the process's CPU seconds and the seconds of the forward passes and of the rest.
+   * in the order of {@link NodeFill#FIELDS}; its seconds (wall, CPU, forward, the rest) to {@code
+   * timed}.
    */
   float[][] run(List<Micro> batches, Map<String, Object> timed) {
     var os =

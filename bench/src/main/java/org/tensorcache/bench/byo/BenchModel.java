@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.RunSize;
 
 /**
  * The benchmark's seeded Qwen2 models and preference rows, made by {@code
@@ -18,63 +19,51 @@ record BenchModel(Path dir, JsonNode info) {
   /** The models compared, in order. */
   static final List<String> MODELS = List.of("small", "wide");
 
-  private static final String INFO = "bench-model.json";
+  private static final long SEED = 20261123;
 
   /**
-   * The models of {@code size} under {@code workDir}, made with {@code python} when missing; null
-   * when missing and not makeable (no usable Python), saying so.
+   * The models of a run of {@code size} under {@code workDir}, made with {@code python} when
+   * missing; null when missing and not makeable, saying so. A smoke run's are tiny (hidden 32, a
+   * 1,024-id tokenizer, 8 rows); the others' are the script's (hidden 256, 4 layers, 8,192 ids).
    */
-  static BenchModel obtain(PythonEnv python, Path workDir, ByoSize size)
+  static BenchModel obtain(PythonEnv python, Path workDir, RunSize size)
       throws IOException, InterruptedException {
+    boolean smoke = size == RunSize.SMOKE;
+    String rows = smoke ? "8" : "384";
+    String longRows = smoke ? "1" : "8";
     String key =
         String.format(
-            "bench-model-s%d-n%d-l%d-b%s-v%s",
-            ByoSize.SEED,
-            size.madeRows(),
-            size.madeLongRows(),
-            size.body() == null ? "default" : size.body().replace(',', 'x'),
-            size.tokenizerVocab() == 0 ? "default" : Integer.toString(size.tokenizerVocab()));
+            "bench-model-s%d-n%s-l%s-b%s",
+            SEED, rows, longRows, smoke ? "32x2x4x2x64-v1024" : "default-vdefault");
     Path dir = workDir.resolve(key).toAbsolutePath();
-    BenchModel cached = read(dir);
-    if (cached != null) {
+    if (Files.isRegularFile(dir.resolve("bench-model.json"))) {
       System.out.println("bench models: reusing " + dir);
-      return cached;
+      return read(dir);
     }
     if (!python.usable()) {
-      System.out.println(
-          "left out: no bench models at "
-              + dir
-              + " and no Python to make them: "
-              + python.reason());
+      System.out.println("left out: no bench models at " + dir + " and no Python to make them");
       return null;
     }
     Files2.fresh(dir);
     Files.delete(dir); // the script makes it, and refuses a non-empty one
     Path script = scripts().resolve("make_bench_model.py");
     System.out.printf("bench models: making %s with %s (%s)%n", dir, script, python.executable());
-    List<String> command = new ArrayList<>(List.of(python.executable(), script.toString()));
-    command.addAll(List.of("--out", dir.toString(), "--seed", Long.toString(ByoSize.SEED)));
-    command.addAll(List.of("--rows", Integer.toString(size.madeRows())));
-    command.addAll(List.of("--long-rows", Integer.toString(size.madeLongRows())));
-    if (size.body() != null) {
-      command.addAll(List.of("--body", size.body()));
+    List<String> args = new ArrayList<>(List.of("--out", dir.toString(), "--seed", "" + SEED));
+    args.addAll(List.of("--rows", rows, "--long-rows", longRows));
+    if (smoke) {
+      args.addAll(List.of("--body", "32,2,4,2,64", "--tokenizer-vocab", "1024"));
     }
-    if (size.tokenizerVocab() > 0) {
-      command.addAll(List.of("--tokenizer-vocab", Integer.toString(size.tokenizerVocab())));
-    }
+    List<String> command = python.command(script, args);
     int code = PythonEnv.exec(command, 1800);
-    BenchModel made = read(dir);
-    if (code != 0 || made == null) {
-      throw new IOException(String.join(" ", command) + " exited " + code + " without " + INFO);
+    if (code != 0 || !Files.isRegularFile(dir.resolve("bench-model.json"))) {
+      throw new IOException(String.join(" ", command) + " exited " + code + " without its models");
     }
-    return made;
+    return read(dir);
   }
 
   private static BenchModel read(Path dir) throws IOException {
-    Path info = dir.resolve(INFO);
-    return Files.isRegularFile(info)
-        ? new BenchModel(dir, new ObjectMapper().readTree(info.toFile()))
-        : null;
+    return new BenchModel(
+        dir, new ObjectMapper().readTree(dir.resolve("bench-model.json").toFile()));
   }
 
   /**
@@ -97,8 +86,7 @@ record BenchModel(Path dir, JsonNode info) {
   JsonNode model(String name) {
     JsonNode m = info.path("models").path(name);
     if (m.isMissingNode()) {
-      throw new IllegalArgumentException(
-          "model '" + name + "' not in " + dir.resolve(INFO) + ", expected one of " + MODELS);
+      throw new IllegalArgumentException("model '" + name + "' not in " + dir);
     }
     return m;
   }
@@ -111,28 +99,14 @@ record BenchModel(Path dir, JsonNode info) {
     return dir.resolve(model(name).path(key).asText());
   }
 
-  /** The first {@code rows} rows: the made file itself, or a copy of its head beside it. */
-  Path dataset(int rows) throws IOException {
-    return head(info.path("files").path("dataset").asText("prefs.jsonl"), rows);
-  }
-
-  /** The first {@code rows} long rows (1,500 to 2,048 tokens each). */
-  Path longDataset(int rows) throws IOException {
-    return head(info.path("files").path("long_dataset").asText("long.jsonl"), rows);
-  }
-
-  private Path head(String file, int rows) throws IOException {
-    Path all = dir.resolve(file);
+  /** The first {@code rows} rows ({@code dataset}) or long rows of 1,500 to 2,048 tokens. */
+  Path rows(String file, int rows) throws IOException {
+    Path all = dir.resolve(info.path("files").path(file).asText());
     List<String> lines = Files.readAllLines(all);
     if (rows == lines.size()) {
       return all;
     }
-    if (rows > lines.size()) {
-      throw new IllegalArgumentException(
-          rows + " rows asked of " + all + ", which has " + lines.size());
-    }
-    String name = file.replaceFirst("\\.jsonl$", "");
-    Path head = dir.resolve(name + "-" + rows + ".jsonl");
+    Path head = dir.resolve(all.getFileName().toString().replace(".jsonl", "-" + rows + ".jsonl"));
     if (!Files.exists(head) || !Files.readAllLines(head).equals(lines.subList(0, rows))) {
       Files.write(head, lines.subList(0, rows));
     }

@@ -38,7 +38,7 @@ public final class ByoBench {
             ? "python: " + python.executable() + " (" + python.origin() + ")"
             : "python: none usable (" + python.reason() + "): TRL is left out");
     ByoReport report = new ByoReport(size, threads, jvm, python);
-    BenchModel bench = BenchModel.obtain(python, dir, size);
+    BenchModel bench = BenchModel.obtain(python, dir, runSize);
     if (bench != null) {
       Path run = Files2.fresh(dir.resolve("run-" + runSize.label()));
       Runs runs = new Runs(python, run, threads, jvm);
@@ -51,7 +51,7 @@ public final class ByoBench {
       }
       report.memoryCheck = memoryCheck(bench, size, runs);
     } else {
-      report.leftOut("no bench models and no Python to make them: " + python.reason());
+      report.json.put("left_out", "no bench models and no Python to make them: " + python.reason());
     }
     report.printAndWrite(resultsDir, (System.nanoTime() - t0) / 1e9);
   }
@@ -65,7 +65,7 @@ public final class ByoBench {
       throws Exception {
     String model = "wide";
     runs.model(model + "-long", 1);
-    Path data = bench.longDataset(size.longRows());
+    Path data = bench.rows("long_dataset", size.longRows());
     Map<String, Object> c = new LinkedHashMap<>();
     c.put("model", model);
     c.put("rows", size.longRows());

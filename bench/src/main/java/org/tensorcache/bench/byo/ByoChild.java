@@ -66,7 +66,7 @@ public final class ByoChild {
       r.put("error", e.toString());
       code = 1;
     }
-    r.put("peak_rss_mib", ProcMemory.mib(ProcMemory.peakRss()));
+    r.put("peak_rss_mib", ProcMemory.mib("VmHWM"));
     r.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
     json.writeValue(Path.of(a.getOrDefault("--out", "byo-child.json")).toFile(), r);
     // the node may leave non-daemon threads behind
@@ -93,7 +93,7 @@ public final class ByoChild {
     int warmup = Math.min(rows, Integer.parseInt(a.get("--warmup-rows")));
     try (NodeFill node = NodeFill.start(definition, warmup, work)) {
       r.put("warmup_rows", warmup);
-      r.put("rss_before_timed_mib", ProcMemory.mib(ProcMemory.rss()));
+      r.put("rss_before_timed_mib", ProcMemory.mib("VmRSS"));
       timed(r, rows, node.fill());
       return node.values();
     }
@@ -121,7 +121,7 @@ public final class ByoChild {
       loop.run(BareLoop.batches(rows.subList(0, warmup), truncation, padId), new HashMap<>());
       List<BareLoop.Micro> batches = BareLoop.batches(rows, truncation, padId);
       r.put("warmup_rows", warmup);
-      r.put("rss_before_timed_mib", ProcMemory.mib(ProcMemory.rss()));
+      r.put("rss_before_timed_mib", ProcMemory.mib("VmRSS"));
       Map<String, Object> timed = new LinkedHashMap<>();
       float[][] values = loop.run(batches, timed);
       timed(r, rows.size(), timed);
@@ -131,7 +131,7 @@ public final class ByoChild {
 
   private static void loaded(Map<String, Object> r, long t0) {
     r.put("load_seconds", (System.nanoTime() - t0) / 1e9);
-    r.put("rss_after_load_mib", ProcMemory.mib(ProcMemory.rss()));
+    r.put("rss_after_load_mib", ProcMemory.mib("VmRSS"));
     r.put("libtorch_threads", JniUtils.getNumThreads());
     r.put("libtorch_interop_threads", JniUtils.getNumInteropThreads());
   }

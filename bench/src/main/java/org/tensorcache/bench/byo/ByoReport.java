@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.report.Table;
 
@@ -20,7 +21,7 @@ final class ByoReport {
   private static final double VS_TRL_BEST = 1.5;
 
   private final ByoSize size;
-  private final Map<String, Object> json = new LinkedHashMap<>();
+  final Map<String, Object> json = new LinkedHashMap<>();
   final List<ModelRun> models = new ArrayList<>();
   Map<String, Object> memoryCheck;
 
@@ -30,7 +31,7 @@ final class ByoReport {
     json.put("when", Instant.now().toString());
     Map<String, Object> machine = new LinkedHashMap<>(Results.machine());
     machine.put("cpu", cpu());
-    machine.put("memory_total_mib", ProcMemory.mib(ProcMemory.total()));
+    machine.put("memory_total_mib", ProcMemory.mib(ProcMemory.bytes("/proc/meminfo", "MemTotal")));
     machine.put("memory_available_mib_at_start", ProcMemory.mib(ProcMemory.available()));
     machine.put("load_average_at_start", ProcMemory.loadAverage());
     json.put("machine", machine);
@@ -92,11 +93,6 @@ final class ByoReport {
     json.put("method", method);
   }
 
-  /** Says that nothing was measured, and why. */
-  void leftOut(String why) {
-    json.put("left_out", why);
-  }
-
   @SuppressWarnings("unchecked")
   void printAndWrite(Path resultsDir, double seconds) throws IOException {
     System.out.printf(
@@ -123,7 +119,7 @@ final class ByoReport {
     for (ModelRun m : models) {
       System.out.printf(
           "%-6s token budget sweep: %s; best --batch-tokens %d%n",
-          m.name, budgets(m), m.bestBudget());
+          m.name, budgets(m), ModelRun.fastest(m.budgetSweep));
     }
     json.put("models", byModel);
     if (memoryCheck != null) {
@@ -196,12 +192,15 @@ final class ByoReport {
   }
 
   private static String budgets(ModelRun m) {
-    List<String> parts = new ArrayList<>();
-    m.budgetSweep.forEach(
-        (t, x) ->
-            parts.add(
-                t + ": " + (x.ok() ? String.format("%.3f", x.get("examples_per_s")) : "left out")));
-    return String.join(", ", parts);
+    return m.budgetSweep.entrySet().stream()
+        .map(
+            e ->
+                e.getKey()
+                    + ": "
+                    + (e.getValue().ok()
+                        ? String.format("%.3f", e.getValue().get("examples_per_s"))
+                        : "left out"))
+        .collect(Collectors.joining(", "));
   }
 
   private static String cpu() {

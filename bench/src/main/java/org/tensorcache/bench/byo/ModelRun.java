@@ -44,13 +44,15 @@ final class ModelRun {
       throws IOException, InterruptedException {
     ByoSize.Rows rows = size.models().get(name);
     runs.model(name, rows.warmupRows());
-    Path data = bench.dataset(rows.rows());
+    Path data = bench.rows("dataset", rows.rows());
     int sweepRows = Math.min(rows.rows(), rows.sweepRows());
     Path hf = bench.path(name, "hf_dir");
     Path model = bench.path(name, "model_dir");
     long weights = bench.model(name).path("parameters").asLong() * 4L;
     int vocab = bench.model(name).path("vocab_size").asInt();
     int def = ByoSize.TRL_DEFAULT_BATCH;
+    Path tcValues = runs.file(name + "-tensorcache-values.json");
+    Path bareValues = runs.file(name + "-bare-values.json");
     try (Padding padding = Padding.of(model, data, ByoSize.MAX_LENGTH, vocab)) {
       ModelRun m = new ModelRun(name, bench.describe(name), padding.figures());
       System.out.printf("== %s; %d rows ==%n", m.description, rows.rows());
@@ -61,7 +63,7 @@ final class ModelRun {
         }
         Path values = rows.sweepIsFirstRound() ? trlValues(runs, name, b) : null;
         long bytes = padding.trlBytes(b, sweepRows, weights);
-        Measurement x = runs.trl(hf, bench.dataset(sweepRows), b, values, bytes);
+        Measurement x = runs.trl(hf, bench.rows("dataset", sweepRows), b, values, bytes);
         m.trlSweep.put(b, x);
         ByoBench.print(name, "TRL sweep, batch " + b + ", first " + sweepRows + " rows", x);
       }
@@ -73,46 +75,34 @@ final class ModelRun {
         boolean reuse = first && rows.sweepIsFirstRound();
         Map<String, Measurement> round = new LinkedHashMap<>();
         m.rounds.add(round);
-        String at = " round " + (r + 1) + "/" + size.rounds();
-        Path tcValues = first ? runs.file(name + "-tensorcache-values.json") : null;
-        Measurement tc = runs.fill(model, data, ByoSize.MAX_LENGTH, 0, tcValues);
-        m.put(round, "tensorcache", "(a) TensorCache fill," + at, tc);
-        Measurement d =
-            reuse && m.trlSweep.containsKey(def)
-                ? m.trlSweep.get(def)
-                : runs.trl(
-                    hf,
-                    data,
-                    def,
-                    first ? trlValues(runs, name, def) : null,
-                    padding.trlBytes(def, rows.rows(), weights));
-        m.put(round, "trl_default", "(b) TRL batch " + def + "," + at, d);
-        Measurement b;
-        if (best == def) {
-          b = d;
-        } else if (best < 0) {
-          b = Measurement.missing("no batch size of the sweep ran");
-        } else if (reuse) {
-          b = m.trlSweep.get(best);
-        } else {
-          Path v = first ? trlValues(runs, name, best) : null;
-          b = runs.trl(hf, data, best, v, padding.trlBytes(best, rows.rows(), weights));
+        String at = ", round " + (r + 1) + "/" + size.rounds();
+        Measurement tc = runs.fill(model, data, ByoSize.MAX_LENGTH, 0, first ? tcValues : null);
+        m.put(round, "tensorcache", "(a) TensorCache fill" + at, tc);
+        Map<Integer, Measurement> batches = new LinkedHashMap<>();
+        for (int b : best == def || best < 0 ? List.of(def) : List.of(def, best)) {
+          Path v = first ? trlValues(runs, name, b) : null;
+          batches.put(
+              b,
+              reuse && m.trlSweep.containsKey(b)
+                  ? m.trlSweep.get(b)
+                  : runs.trl(hf, data, b, v, padding.trlBytes(b, rows.rows(), weights)));
         }
+        m.put(round, "trl_default", "(b) TRL batch " + def + at, batches.get(def));
+        Measurement b =
+            best < 0 ? Measurement.missing("no batch size of the sweep ran") : batches.get(best);
         String same = best == def ? " (same runs)" : "";
-        m.put(round, "trl_best", "(b) TRL best batch " + best + same + "," + at, b);
-        Path bareValues = first ? runs.file(name + "-bare-values.json") : null;
+        m.put(round, "trl_best", "(b) TRL best batch " + best + same + at, b);
         Path logits = bench.path(name, "model_logits_dir");
-        Measurement bare = runs.bare(logits, data, bareValues, padding.bareBytes(weights));
-        m.put(round, "bare_loop", "(c) bare DJL loop, format 1, 8 rows," + at, bare);
+        Path v = first ? bareValues : null;
+        Measurement bare = runs.bare(logits, data, v, padding.bareBytes(weights));
+        m.put(round, "bare_loop", "(c) bare DJL loop, format 1, 8 rows" + at, bare);
       }
       Path reference = trlValues(runs, name, def);
       if (!Files.isRegularFile(reference) && best > 0) {
         reference = trlValues(runs, name, best);
       }
       m.values.put("trl_values", reference.getFileName().toString());
-      Path tcValues = runs.file(name + "-tensorcache-values.json");
       m.values.put("tensorcache_vs_trl", Agreement.check(tcValues, reference));
-      Path bareValues = runs.file(name + "-bare-values.json");
       m.values.put("bare_loop_vs_trl", Agreement.check(bareValues, reference));
       System.out.printf("%s: values against TRL's: %s%n", name, m.values);
       for (int tokens : size.budgets()) {
@@ -140,26 +130,30 @@ final class ModelRun {
 
   /** The sweep's fastest batch size, or -1 when none ran. */
   int pickBest() {
-    double best = -1;
-    for (var e : trlSweep.entrySet()) {
-      if (e.getValue().ok() && e.getValue().get("examples_per_s") > best) {
-        best = e.getValue().get("examples_per_s");
-        bestBatch = e.getKey();
-      }
-    }
+    bestBatch = fastest(trlSweep);
     return bestBatch;
   }
 
-  /**
-   * The median of figure {@code key} over the rounds in which {@code side} was measured, or NaN.
-   */
+  /** The key of the fastest measurement in {@code xs}, or -1. */
+  static int fastest(Map<Integer, Measurement> xs) {
+    int best = -1;
+    for (var e : xs.entrySet()) {
+      double rate = e.getValue().get("examples_per_s");
+      if (e.getValue().ok() && (best < 0 || rate > xs.get(best).get("examples_per_s"))) {
+        best = e.getKey();
+      }
+    }
+    return best;
+  }
+
+  /** The rounds' measurements of {@code side} that were taken. */
+  private List<Measurement> measured(String side) {
+    return rounds.stream().map(r -> r.get(side)).filter(x -> x != null && x.ok()).toList();
+  }
+
+  /** The median of figure {@code key} over {@link #measured}, or NaN. */
   double median(String side, String key) {
-    return Stats.median(
-        rounds.stream()
-            .map(r -> r.get(side))
-            .filter(x -> x != null && x.ok())
-            .mapToDouble(x -> x.get(key))
-            .toArray());
+    return Stats.median(measured(side).stream().mapToDouble(x -> x.get(key)).toArray());
   }
 
   double rate(String side) {
@@ -188,18 +182,6 @@ final class ModelRun {
   Double ratio(String side) {
     double r = rate("tensorcache") / rate(side);
     return Double.isFinite(r) ? Stats.round(r, 3) : null;
-  }
-
-  /** The budget sweep's fastest {@code --batch-tokens}, or -1. */
-  int bestBudget() {
-    return budgetSweep.entrySet().stream()
-        .filter(e -> e.getValue().ok())
-        .max(
-            (a, b) ->
-                Double.compare(
-                    a.getValue().get("examples_per_s"), b.getValue().get("examples_per_s")))
-        .map(Map.Entry::getKey)
-        .orElse(-1);
   }
 
   /** Everything, as the results file holds it. */
@@ -235,11 +217,7 @@ final class ModelRun {
         }
         s.put(
             "per_round_examples_per_s",
-            rounds.stream()
-                .map(r -> r.get(side))
-                .filter(x -> x != null && x.ok())
-                .map(x -> Stats.round(x.get("examples_per_s"), 3))
-                .toList());
+            measured(side).stream().map(x -> Stats.round(x.get("examples_per_s"), 3)).toList());
       }
       if (side.equals("trl_best")) {
         s.put("batch", bestBatch);
@@ -253,7 +231,7 @@ final class ModelRun {
     m.put("ratios", ratios);
     Map<String, Object> budgets = new LinkedHashMap<>();
     budgetSweep.forEach((t, x) -> budgets.put(Integer.toString(t), x.toMap()));
-    budgets.put("best_batch_tokens", bestBudget());
+    budgets.put("best_batch_tokens", fastest(budgetSweep));
     m.put("token_budget_sweep", budgets);
     m.put("padding", padding);
     m.put("values", values);

@@ -64,10 +64,7 @@ final class NodeFill implements AutoCloseable {
             d.planner());
   }
 
-  /**
-   * Starts a node under {@code dir} with {@code definition} and a warm-up cache of its first {@code
-   * warmupRows} rows, and fills the warm-up cache.
-   */
+  /** Starts a node under {@code dir} and fills the warm-up cache of the first rows. */
   static NodeFill start(CacheDefinition definition, int warmupRows, Path dir) throws Exception {
     NodeFill fill = new NodeFill(definition);
     int n = Math.toIntExact(definition.spec().n());
@@ -96,9 +93,9 @@ final class NodeFill implements AutoCloseable {
   }
 
   /**
-   * Fills the timed cache: its wall seconds, the process's CPU seconds, and how they split: before
-   * the first forward pass, in the runner, between runner calls (merge, replication, scheduling),
-   * after the last one (segment, coordinator, status poll).
+   * Fills the timed cache: its wall and CPU seconds, split into before the first runner call, in
+   * the runner, between calls (merge, replication, scheduling) and after the last (segment,
+   * coordinator, status poll).
    */
   Map<String, Object> fill() throws Exception {
     var os =

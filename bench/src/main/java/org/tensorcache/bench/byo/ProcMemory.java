@@ -5,32 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Resident memory of this process ({@code /proc/self/status}, as {@code scripts/bench_trl.py} reads
- * it) and the machine's memory and load; -1 (or "") where there is no {@code /proc}.
+ * Memory from {@code /proc}, as {@code scripts/bench_trl.py} reads it: this process's ({@code
+ * /proc/self/status}: {@code VmRSS} now, {@code VmHWM} its peak) or the machine's ({@code
+ * /proc/meminfo}: {@code MemAvailable}, {@code MemTotal}), in bytes; -1 where there is none.
  */
 final class ProcMemory {
   private ProcMemory() {}
 
-  /** Resident bytes now ({@code VmRSS}). */
-  static long rss() {
-    return kib("/proc/self/status", "VmRSS");
-  }
-
-  /** The most resident bytes so far ({@code VmHWM}). */
-  static long peakRss() {
-    return kib("/proc/self/status", "VmHWM");
-  }
-
-  /** The machine's memory available to a new process ({@code MemAvailable}). */
-  static long available() {
-    return kib("/proc/meminfo", "MemAvailable");
-  }
-
-  static long total() {
-    return kib("/proc/meminfo", "MemTotal");
-  }
-
-  private static long kib(String file, String key) {
+  static long bytes(String file, String key) {
     try {
       for (String line : Files.readAllLines(Path.of(file))) {
         if (line.startsWith(key + ":")) {
@@ -41,6 +23,15 @@ final class ProcMemory {
       return -1;
     }
     return -1;
+  }
+
+  /** This process's resident MiB now ({@code VmRSS}) or at its peak ({@code VmHWM}). */
+  static long mib(String key) {
+    return mib(bytes("/proc/self/status", key));
+  }
+
+  static long available() {
+    return bytes("/proc/meminfo", "MemAvailable");
   }
 
   /** The load average over the last minute, five and fifteen. */

@@ -14,23 +14,17 @@ import org.tensorcache.bench.fixture.ChildProcess;
  * The Python interpreter the benchmark's scripts run with: {@code $TENSORCACHE_PYTHON}, else {@code
  * python3} when it imports torch, transformers and TRL, else a virtual environment made once under
  * the work directory with pip (TRL 1.13, whose own precompute the fill is measured against). Not
- * {@link #usable()}, with a {@link #reason()}, when none of them works.
+ * {@link #usable()}, with a {@code reason}, when none of them works.
+ *
+ * @param executable the interpreter, or null
+ * @param origin where it came from
+ * @param reason why there is none, or null
  */
-public final class PythonEnv {
+public record PythonEnv(String executable, String origin, String reason) {
   private static final String IMPORTS = "import torch, transformers, tokenizers, trl, datasets";
 
   private static final List<String> PACKAGES =
       List.of("torch", "transformers", "tokenizers", "trl==1.13.*", "datasets", "accelerate");
-
-  private final String executable;
-  private final String origin;
-  private final String reason;
-
-  private PythonEnv(String executable, String origin, String reason) {
-    this.executable = executable;
-    this.origin = origin;
-    this.reason = reason;
-  }
 
   /** Finds or makes the interpreter; never throws for a missing or broken Python. */
   public static PythonEnv find(Path workDir) throws InterruptedException {
@@ -143,20 +137,5 @@ public final class PythonEnv {
   /** Whether an interpreter with torch, transformers and TRL was found or made. */
   public boolean usable() {
     return executable != null;
-  }
-
-  /** The interpreter, or null. */
-  public String executable() {
-    return executable;
-  }
-
-  /** Where it came from. */
-  public String origin() {
-    return origin;
-  }
-
-  /** Why there is none, or null. */
-  public String reason() {
-    return reason;
   }
 }

@@ -11,16 +11,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.function.Function;
 import org.tensorcache.bench.fixture.ChildProcess;
 
 /**
  * Starts each measurement in a process of its own, so that its peak resident memory is its own:
  * TRL's precompute ({@code scripts/bench_trl.py}), TensorCache's fill and the bare loop ({@link
- * ByoChild} in a child JVM), all with the same threads. Each writes its result as JSON; logs and
- * results go to numbered files in the run's directory. A failure is a result too, so that the run
- * goes on without it; a measurement whose largest tensor would not fit in the memory the machine
- * has available is left out, saying so, rather than started.
+ * ByoChild} in a child JVM), all with the same threads, warm-up rows and options for the rows. Logs
+ * and results go to numbered files in the run's directory. A failure is a result too, so that the
+ * run goes on without it; a measurement whose largest tensor would not fit in the memory the
+ * machine has available is left out, saying so, rather than started.
  */
 final class Runs {
   private static final long TIMEOUT_S = 3600;
@@ -93,28 +92,19 @@ final class Runs {
    */
   Measurement trl(Path hfDir, Path dataset, int batch, Path values, long estimateBytes)
       throws IOException, InterruptedException {
-    if (!python.usable()) {
-      return Measurement.missing("no Python with torch, transformers and TRL: " + python.reason());
-    }
     String tooLarge = tooLarge(estimateBytes, "TRL's logits of its largest batch");
-    if (tooLarge != null) {
-      return Measurement.missing(tooLarge);
+    if (!python.usable() || tooLarge != null) {
+      return Measurement.missing(
+          python.usable()
+              ? tooLarge
+              : "no Python with torch, transformers and TRL: " + python.reason());
     }
     String tag = next("trl-b" + batch);
-    List<String> args =
-        new ArrayList<>(List.of("--hf-dir", hfDir.toString(), "--dataset", dataset.toString()));
-    args.addAll(List.of("--batch-size", Integer.toString(batch)));
-    args.addAll(List.of("--threads", Integer.toString(threads)));
-    args.addAll(List.of("--max-length", Integer.toString(ByoSize.MAX_LENGTH)));
-    args.addAll(List.of("--truncation-mode", "keep_start"));
-    args.addAll(List.of("--warmup-rows", Integer.toString(warmupRows)));
-    args.addAll(List.of("--out", file(tag + ".json").toString()));
-    if (values != null) {
-      args.addAll(List.of("--values", values.toString()));
-    }
-    List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
+    List<String> args = new ArrayList<>(List.of("--hf-dir", hfDir.toString(), "--batch-size"));
+    args.addAll(List.of("" + batch, "--threads", "" + threads, "--truncation-mode", "keep_start"));
     // the environment as a user's: the script itself sets what TRL's precompute needs
-    return run(tag, command, Map.of(), Runs::trlFigures);
+    List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
+    return run(tag, command, dataset, ByoSize.MAX_LENGTH, values, Map.of());
   }
 
   /**
@@ -123,17 +113,12 @@ final class Runs {
    */
   Measurement fill(Path modelDir, Path dataset, int maxLength, int batchTokens, Path values)
       throws IOException, InterruptedException {
-    List<String> args = new ArrayList<>(List.of("fill"));
+    String tag = next(batchTokens > 0 ? "fill-t" + batchTokens : "fill");
+    List<String> args = new ArrayList<>(List.of("fill", "--model-dir", modelDir.toString()));
     if (batchTokens > 0) {
       args.addAll(List.of("--batch-tokens", Integer.toString(batchTokens)));
     }
-    return jvm(
-        next(batchTokens > 0 ? "fill-t" + batchTokens : "fill"),
-        args,
-        modelDir,
-        dataset,
-        maxLength,
-        values);
+    return jvm(tag, args, dataset, maxLength, values);
   }
 
   /**
@@ -145,42 +130,43 @@ final class Runs {
     if (tooLarge != null) {
       return Measurement.missing(tooLarge);
     }
-    return jvm(next("bare"), List.of("bare"), logitsDir, dataset, ByoSize.MAX_LENGTH, values);
+    List<String> args = List.of("bare", "--model-dir", logitsDir.toString());
+    return jvm(next("bare"), args, dataset, ByoSize.MAX_LENGTH, values);
   }
 
-  private Measurement jvm(
-      String tag, List<String> mode, Path modelDir, Path dataset, int maxLength, Path values)
+  private Measurement jvm(String tag, List<String> args, Path dataset, int maxLength, Path values)
       throws IOException, InterruptedException {
-    List<String> args = new ArrayList<>(mode);
-    args.addAll(List.of("--model-dir", modelDir.toString(), "--dataset", dataset.toString()));
-    args.addAll(List.of("--max-length", Integer.toString(maxLength)));
-    args.addAll(List.of("--warmup-rows", Integer.toString(warmupRows)));
-    args.addAll(List.of("--work", file(tag).toString(), "--out", file(tag + ".json").toString()));
-    if (values != null) {
-      args.addAll(List.of("--values", values.toString()));
-    }
-    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), args);
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of("--work", file(tag).toString()));
+    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), all);
     // as ./tensorcache sets it: libtorch's idle OpenMP threads sleep instead of spinning
-    Map<String, String> env = Map.of("OMP_WAIT_POLICY", "PASSIVE");
-    return run(tag, command, env, r -> JSON.convertValue(r, Map.class));
+    return run(tag, command, dataset, maxLength, values, Map.of("OMP_WAIT_POLICY", "PASSIVE"));
   }
 
   /**
-   * Runs {@code command}, which writes its result to {@code tag.json}; its figures as {@code
-   * figures} takes them from that result, with the machine's load when it started.
+   * Runs {@code command} on {@code dataset} with the options both kinds of measurement take; its
+   * figures from the result it wrote to {@code tag.json}, with the machine's load when it started.
    */
   @SuppressWarnings("unchecked")
   private Measurement run(
       String tag,
       List<String> command,
-      Map<String, String> env,
-      Function<JsonNode, Map<String, Object>> figures)
+      Path dataset,
+      int maxLength,
+      Path values,
+      Map<String, String> env)
       throws IOException, InterruptedException {
     Path out = file(tag + ".json");
     Path log = file(tag + ".log");
+    List<String> c = new ArrayList<>(command);
+    c.addAll(List.of("--dataset", dataset.toString(), "--max-length", "" + maxLength));
+    c.addAll(List.of("--warmup-rows", "" + warmupRows, "--out", out.toString()));
+    if (values != null) {
+      c.addAll(List.of("--values", values.toString()));
+    }
     String load = ProcMemory.loadAverage();
     Files.deleteIfExists(out);
-    OptionalInt exit = ChildProcess.run(command, env, log, Duration.ofSeconds(TIMEOUT_S));
+    OptionalInt exit = ChildProcess.run(c, env, log, Duration.ofSeconds(TIMEOUT_S));
     if (exit.isEmpty()) {
       return Measurement.missing("did not finish within " + TIMEOUT_S + " s (log " + log + ")");
     }
@@ -188,7 +174,7 @@ final class Runs {
     try {
       r = JSON.readTree(out.toFile());
     } catch (IOException e) {
-      // no result: said below
+      // none, or cut short: said below
     }
     if (exit.getAsInt() != 0 || r == null || !r.path("ok").asBoolean(false)) {
       String why =
@@ -197,7 +183,8 @@ final class Runs {
               : "exit code " + exit.getAsInt() + " (killed for memory?) without a result";
       return Measurement.missing(why + " (log " + log + "):\n" + tail(log));
     }
-    Map<String, Object> all = figures.apply(r);
+    // bench_trl.py's result has its own layout; ByoChild's holds the figures as they are
+    Map<String, Object> all = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
     Map<String, Object> f = new LinkedHashMap<>();
     FIRST.stream().filter(all::containsKey).forEach(k -> f.put(k, all.get(k)));
     f.putAll(all);
