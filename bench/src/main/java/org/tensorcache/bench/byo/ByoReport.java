@@ -1,5 +1,6 @@
 package org.tensorcache.bench.byo;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,17 +9,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.report.Table;
 
 /**
- * The part's results: prints the medians, ratios and targets, and writes {@code byo.json} and
- * {@code byo.png}. Targets are reported with whether they were met, never enforced.
+ * The part's results: prints the medians, ratios and targets, and writes {@code byo.json} and its
+ * chart {@code byo.png}. Targets are reported with whether they were met, never enforced.
  */
 final class ByoReport {
   private static final double VS_TRL_DEFAULT = 2.0;
   private static final double VS_TRL_BEST = 1.5;
+  private static final List<String> LABELS =
+      List.of("TensorCache fill", "TRL, batch 8", "TRL, best batch", "bare DJL loop");
 
   private final ByoSize size;
   final Map<String, Object> json = new LinkedHashMap<>();
@@ -162,7 +170,7 @@ final class ByoReport {
     if (models.isEmpty()) {
       System.out.println("no chart: nothing was measured");
     } else {
-      ByoChart.write(resultsDir.resolve("byo.png"), models);
+      chart(resultsDir.resolve("byo.png"), models);
     }
   }
 
@@ -213,5 +221,49 @@ final class ByoReport {
     } catch (IOException e) {
       return "unknown";
     }
+  }
+
+  /**
+   * {@code byo.png}: per model, the median examples/s of the four sides (a logarithmic axis),
+   * beside their median peak resident memory; a side left out shows as 0.
+   */
+  private static void chart(Path png, List<ModelRun> models) throws IOException {
+    CategoryChart rate =
+        chart("Examples/s (higher is better)", "examples/s", models, ModelRun::rate);
+    double least =
+        models.stream()
+            .flatMap(m -> ModelRun.SIDES.stream().map(side -> zeroIfMissing(m.rate(side))))
+            .min(Double::compare)
+            .orElse(0.0);
+    if (least > 0) {
+      rate.getStyler().setYAxisLogarithmic(true);
+      rate.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(least / 2))));
+    }
+    CategoryChart memory =
+        chart("Peak resident memory (lower is better)", "MiB", models, ModelRun::peak);
+    Files.createDirectories(png.toAbsolutePath().getParent());
+    BitmapEncoder.saveBitmap(
+        List.of(rate, memory), 1, 2, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    System.out.println("written " + png);
+  }
+
+  private static CategoryChart chart(
+      String title, String axis, List<ModelRun> models, BiFunction<ModelRun, String, Double> y) {
+    CategoryChart chart =
+        new CategoryChartBuilder().width(700).height(520).title(title).yAxisTitle(axis).build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+    chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+    chart.getStyler().setChartBackgroundColor(Color.WHITE);
+    List<String> x = models.stream().map(m -> m.name).toList();
+    for (int s = 0; s < LABELS.size(); s++) {
+      String side = ModelRun.SIDES.get(s);
+      chart.addSeries(
+          LABELS.get(s), x, models.stream().map(m -> zeroIfMissing(y.apply(m, side))).toList());
+    }
+    return chart;
+  }
+
+  private static double zeroIfMissing(double v) {
+    return Double.isFinite(v) ? v : 0;
   }
 }

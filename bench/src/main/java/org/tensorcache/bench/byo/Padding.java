@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.tensorcache.fields.DType;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
@@ -67,12 +68,7 @@ final class Padding implements AutoCloseable {
 
   /** Real tokens, and padded tokens and passes of TensorCache's plan and of the bare loop. */
   Map<String, Object> figures() {
-    long real = 0;
-    for (TokenizedPreference r : rows) {
-      for (int length : CausalLmLogprobRunner.sequenceLengths(r, truncation)) {
-        real += length;
-      }
-    }
+    long real = rows.stream().flatMapToInt(r -> IntStream.of(lengths(r))).asLongStream().sum();
     TokenBudget budget = user.budget();
     long padded = 0;
     long largestBytes = 0;
@@ -81,7 +77,7 @@ final class Padding implements AutoCloseable {
       List<Integer> lengths = new ArrayList<>();
       List<Long> keys = new ArrayList<>();
       for (int i : group) {
-        int[] l = CausalLmLogprobRunner.sequenceLengths(rows.get(i), truncation);
+        int[] l = lengths(rows.get(i));
         for (int side = 0; side < l.length; side++) {
           lengths.add(l[side]);
           keys.add(2L * rows.get(i).index() + side);
@@ -140,7 +136,7 @@ final class Padding implements AutoCloseable {
       int longest = 0;
       int sequences = 0;
       for (TokenizedPreference r : kept.subList(from, Math.min(kept.size(), from + batch))) {
-        for (int l : CausalLmLogprobRunner.sequenceLengths(r, truncation)) {
+        for (int l : lengths(r)) {
           longest = Math.max(longest, l);
         }
         sequences += 2;
@@ -148,6 +144,11 @@ final class Padding implements AutoCloseable {
       largest = Math.max(largest, (long) sequences * longest * vocab * 4L);
     }
     return largest;
+  }
+
+  /** The token count of each sequence of {@code r} that is computed. */
+  private int[] lengths(TokenizedPreference r) {
+    return CausalLmLogprobRunner.sequenceLengths(r, truncation);
   }
 
   /** Whether TRL drops the row (its prompt fills the length); the fill keeps it, 0 tokens. */

@@ -15,11 +15,9 @@ import org.tensorcache.bench.fixture.ChildProcess;
 
 /**
  * Starts each measurement in a process of its own, so that its peak resident memory is its own:
- * TRL's precompute ({@code scripts/bench_trl.py}), TensorCache's fill and the bare loop ({@link
- * ByoChild} in a child JVM), all with the same threads, warm-up rows and options for the rows. Logs
- * and results go to numbered files in the run's directory. A failure is a result too, so that the
- * run goes on without it; a measurement whose largest tensor would not fit in the memory the
- * machine has available is left out, saying so, rather than started.
+ * TRL's precompute ({@code scripts/bench_trl.py}), the fill and the bare loop ({@link ByoChild}),
+ * with the same threads and warm-up rows, files numbered in the run's directory. A failure is a
+ * result too; one whose largest tensor would not fit the memory available is not started.
  */
 final class Runs {
   private static final long TIMEOUT_S = 3600;
@@ -29,15 +27,6 @@ final class Runs {
 
   /** Part of the available memory a measurement may plan to use. */
   private static final double MEMORY_SHARE = 0.8;
-
-  /** A measurement's first figures, in this order. */
-  private static final List<String> FIRST =
-      List.of(
-          "examples_per_s",
-          "seconds",
-          "peak_rss_mib",
-          "rss_before_timed_mib",
-          "rss_after_load_mib");
 
   /** The figures of {@code bench_trl.py}'s result taken as they are. */
   private static final String TRL_FIGURES =
@@ -185,9 +174,7 @@ final class Runs {
     }
     // bench_trl.py's result has its own layout; ByoChild's holds the figures as they are
     Map<String, Object> all = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
-    Map<String, Object> f = new LinkedHashMap<>();
-    FIRST.stream().filter(all::containsKey).forEach(k -> f.put(k, all.get(k)));
-    f.putAll(all);
+    Map<String, Object> f = new LinkedHashMap<>(all);
     f.remove("ok");
     f.put("load_average_at_start", load);
     return new Measurement(null, f);
