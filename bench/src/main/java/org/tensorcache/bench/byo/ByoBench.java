@@ -9,14 +9,10 @@ import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
 
 /**
- * Bring your own model: TensorCache's fill of a user's exported model through the embedded node,
- * next to TRL 1.13's own reference log-prob precompute ({@code DPOTrainer} with {@code
- * precompute_ref_log_probs=True}) at its default batch of 8 and at its best batch size, and next to
- * a bare DJL loop over fixed micro-batches of a logits model (what the product did before), on the
- * same rows, threads and machine, for two seeded Qwen2 models: {@code small} (an 8k vocabulary) and
- * {@code wide} (151,936 ids); each measurement in a process of its own, with its examples/s and
- * peak resident memory. Also: a sweep of the fill's token budget, a memory check of the wide model
- * on rows of up to 2,048 tokens, and the values checked against TRL's.
+ * Bring your own model: the fill of two seeded Qwen2 models ({@code small}, {@code wide} with
+ * 151,936 ids) next to TRL 1.13's own precompute ({@code precompute_ref_log_probs=True}) at batch 8
+ * and at its best batch, and the bare DJL loop of before; also a token-budget sweep, a memory check
+ * on long rows and the values against TRL's.
  */
 public final class ByoBench {
   private ByoBench() {}

@@ -21,14 +21,10 @@ import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.usermodel.UserModel;
 
 /**
- * One JVM-side measurement in a child JVM ({@link Runs}): {@code fill} (TensorCache's fill through
- * the embedded node, the cache defined as {@code tensorcache fill --model-dir ...} defines it) or
- * {@code bare} (the bare DJL loop on a format-1 model). Each loads, warms up on the first rows,
- * then times every row once; it writes its figures to {@code --out}, its values to {@code
- * --values}.
- *
- * <p>Usage: {@code ByoChild fill|bare --model-dir DIR --dataset FILE --max-length L --warmup-rows K
- * --work DIR --out FILE [--values FILE] [--batch-tokens N]}.
+ * A JVM-side measurement in a child JVM ({@link Runs}): {@code fill} (the cache defined as {@code
+ * tensorcache fill --model-dir ...} defines it) or {@code bare} (the bare loop). It loads, warms up
+ * on the first rows, times every row once, and writes its figures to {@code --out} and its values
+ * to {@code --values}.
  */
 public final class ByoChild {
   private ByoChild() {}

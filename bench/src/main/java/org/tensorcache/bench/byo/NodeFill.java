@@ -24,11 +24,9 @@ import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
 /**
- * The fill through the embedded node (one JVM, every role) of the cache the command line defines,
- * its runners timed, so that the part of the fill spent in the model is told from the rest (two
- * clock reads per micro-batch; no value or fingerprint input changes). A warm-up cache of the first
- * rows over the same runners is filled first, so that the timed fill pays no first-call costs; the
- * timed fill counts from the coordinator's {@code StartFill} until every range is persisted.
+ * The fill through the embedded node of the cache the command line defines, its runners timed (two
+ * clock reads per call, no value or fingerprint changed), after a warm-up cache of the first rows
+ * over the same runners; timed from the coordinator's {@code StartFill} until all is persisted.
  */
 final class NodeFill implements AutoCloseable {
   /** The cache's fields, in the order the values are kept. */

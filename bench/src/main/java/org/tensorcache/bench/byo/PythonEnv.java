@@ -15,10 +15,6 @@ import org.tensorcache.bench.fixture.ChildProcess;
  * python3} when it imports torch, transformers and TRL, else a virtual environment made once under
  * the work directory with pip (TRL 1.13, whose own precompute the fill is measured against). Not
  * {@link #usable()}, with a {@code reason}, when none of them works.
- *
- * @param executable the interpreter, or null
- * @param origin where it came from
- * @param reason why there is none, or null
  */
 public record PythonEnv(String executable, String origin, String reason) {
   private static final String IMPORTS = "import torch, transformers, tokenizers, trl, datasets";
