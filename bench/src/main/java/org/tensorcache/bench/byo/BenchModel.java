@@ -41,7 +41,8 @@ record BenchModel(Path dir, JsonNode info) {
       return read(dir);
     }
     if (!python.usable()) {
-      System.out.println("left out: no bench models at " + dir + " and no Python to make them");
+      System.out.println(
+          "left out: no bench models at " + dir + " and no Python: " + python.reason());
       return null;
     }
     Files2.fresh(dir);
