@@ -1,6 +1,7 @@
 package org.tensorcache.bench.byo;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.report.Stats;
 
@@ -24,13 +25,22 @@ record Measurement(String why, Map<String, Object> figures) {
     return figures.get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
-  /** The figures, to three decimals. */
+  /** The figures, to three decimals, the main ones first. */
   Map<String, Object> toMap() {
     if (!ok()) {
       return Map.of("left_out", why);
     }
     Map<String, Object> m = new LinkedHashMap<>();
-    figures.forEach((k, v) -> m.put(k, v instanceof Double d ? Stats.round(d, 3) : v));
+    for (String k : List.of("examples_per_s", "seconds", "peak_rss_mib", "rss_before_timed_mib")) {
+      if (figures.containsKey(k)) {
+        m.put(k, round(figures.get(k)));
+      }
+    }
+    figures.forEach((k, v) -> m.putIfAbsent(k, round(v)));
     return m;
+  }
+
+  private static Object round(Object v) {
+    return v instanceof Double d ? Stats.round(d, 3) : v;
   }
 }
