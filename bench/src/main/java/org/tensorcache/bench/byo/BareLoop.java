@@ -5,84 +5,128 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntSupplier;
 import org.tensorcache.model.batch.MemoryModel;
+import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.TorchScriptModel;
+import org.tensorcache.model.hf.Truncation;
+import org.tensorcache.model.runner.PaddedBatch;
 
 /**
- * A bare DJL loop over a model traced to return logits at every position (format 1): its forward
- * pass over {@link PaddedBatches} made in advance, then log-softmax, gather, mask and sum a few
- * rows at a time; no actors, no replication, no persistence. What the product computed before
- * passes were packed by tokens and the output head run at completion positions only.
+ * The bare DJL loop of before passes were packed by tokens and the output head run at completion
+ * positions only: a model traced to return logits at every position (format 1), fixed micro-batches
+ * of rows in data order made in advance, then log-softmax, gather, mask and sum a few rows at a
+ * time; no actors, no replication, no persistence.
  */
 final class BareLoop {
-  private final TorchScriptModel model;
-  private final float[][] values;
+  /**
+   * One micro-batch: the chosen then the rejected sequences that have a counted token, right-padded
+   * to the longest (a multiple of {@link PaddedBatch#STEP_MULTIPLE}) as {@code rows x steps}
+   * arrays; {@code slot}: the padded row of each of the {@code 2 * examples} sequences, or -1.
+   */
+  record Micro(
+      int examples,
+      int[] slot,
+      float[] countedTokens,
+      long[] ids,
+      long[] mask,
+      long[] targets,
+      float[] counted,
+      int rows,
+      int steps) {}
 
-  /** A loop over {@code model} that writes {@code values[field][row]} of {@code rows} rows. */
-  BareLoop(TorchScriptModel model, int rows) {
+  private final TorchScriptModel model;
+
+  BareLoop(TorchScriptModel model) {
     this.model = model;
-    this.values = new float[4][rows];
-    Arrays.stream(values).forEach(v -> Arrays.fill(v, Float.NaN));
   }
 
-  /** Runs {@code batches} untimed (the warm-up), leaving the values as they were. */
-  void warmUp(List<PaddedBatches.Micro> batches) {
-    float[][] scratch =
-        new float[4][batches.stream().mapToInt(PaddedBatches.Micro::examples).sum()];
-    withoutGrad(() -> runAll(batches, scratch, new long[2]));
+  /** The micro-batches of {@code rows}, {@link ByoSize#BARE_MICRO_BATCH} rows each. */
+  static List<Micro> batches(List<TokenizedPreference> rows, Truncation truncation, int padId) {
+    List<Micro> out = new ArrayList<>();
+    for (int from = 0; from < rows.size(); from += ByoSize.BARE_MICRO_BATCH) {
+      List<TokenizedPreference> micro =
+          rows.subList(from, Math.min(rows.size(), from + ByoSize.BARE_MICRO_BATCH));
+      out.add(micro(micro, truncation, padId));
+    }
+    return out;
+  }
+
+  private static Micro micro(List<TokenizedPreference> micro, Truncation truncation, int padId) {
+    int b = micro.size();
+    List<Truncation.Sequence> computed = new ArrayList<>(2 * b);
+    int[] slot = new int[2 * b];
+    float[] tokens = new float[2 * b];
+    int longest = 1;
+    for (int s = 0; s < 2 * b; s++) {
+      TokenizedPreference row = micro.get(s % b);
+      Truncation.Sequence seq =
+          truncation.cut(row.promptIds(), s < b ? row.chosenIds() : row.rejectedIds());
+      tokens[s] = seq.countedTokens();
+      slot[s] = seq.countedTokens() > 0 ? computed.size() : -1;
+      if (slot[s] >= 0) {
+        computed.add(seq);
+        longest = Math.max(longest, seq.ids().length);
+      }
+    }
+    int m = PaddedBatch.STEP_MULTIPLE;
+    int steps = (longest + m - 1) / m * m;
+    int n = computed.size();
+    long[] ids = new long[n * steps];
+    long[] mask = new long[n * steps];
+    long[] targets = new long[n * steps];
+    float[] counted = new float[n * steps];
+    Arrays.fill(ids, padId);
+    for (int r = 0; r < n; r++) {
+      Truncation.Sequence s = computed.get(r);
+      int first = Math.max(1, s.completionStart());
+      for (int t = 0; t < s.ids().length; t++) {
+        ids[r * steps + t] = s.ids()[t];
+        mask[r * steps + t] = 1;
+        if (t + 1 < s.ids().length) {
+          targets[r * steps + t] = s.ids()[t + 1];
+          counted[r * steps + t] = t + 1 >= first ? 1f : 0f;
+        }
+      }
+    }
+    return new Micro(b, slot, tokens, ids, mask, targets, counted, n, steps);
   }
 
   /**
-   * Runs {@code batches} (every row, from row 0), timed: wall seconds, the process's CPU seconds,
-   * the forward passes' and the log-softmax's seconds.
+   * Runs {@code batches} with autograd off, as the runner does; their values {@code [field][row]}
+   * in the order of {@link NodeFill#FIELDS}; its seconds (wall, CPU, forward, the rest) to {@code
+   * timed}.
    */
-  Map<String, Object> run(List<PaddedBatches.Micro> batches) {
+  float[][] run(List<Micro> batches, Map<String, Object> timed) {
     var os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    float[][] values = new float[4][batches.stream().mapToInt(Micro::examples).sum()];
     long[] phases = new long[2];
-    long cpu0 = os.getProcessCpuTime();
-    long t0 = System.nanoTime();
-    int examples = withoutGrad(() -> runAll(batches, values, phases));
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("rows", examples);
-    r.put("seconds", (System.nanoTime() - t0) / 1e9);
-    r.put("cpu_seconds", (os.getProcessCpuTime() - cpu0) / 1e9);
-    r.put("forward_s", phases[0] / 1e9);
-    r.put("log_softmax_gather_sum_s", phases[1] / 1e9);
-    return r;
-  }
-
-  /** Every row's values: chosen_logp, rejected_logp, chosen_tokens, rejected_tokens. */
-  float[][] values() {
-    return values;
-  }
-
-  private int runAll(List<PaddedBatches.Micro> batches, float[][] out, long[] phases) {
-    int row = 0;
-    for (PaddedBatches.Micro m : batches) {
-      micro(m, out, row, phases);
-      row += m.examples();
-    }
-    return row;
-  }
-
-  /** Runs {@code work} with autograd off, as the runner does on every compute thread. */
-  private static int withoutGrad(IntSupplier work) {
     boolean grad = JniUtils.isGradMode();
     JniUtils.setGradMode(false);
+    long cpu0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
     try {
-      return work.getAsInt();
+      int row = 0;
+      for (Micro m : batches) {
+        micro(m, values, row, phases);
+        row += m.examples();
+      }
     } finally {
       JniUtils.setGradMode(grad);
     }
+    timed.put("rows", values[0].length);
+    timed.put("seconds", (System.nanoTime() - t0) / 1e9);
+    timed.put("cpu_seconds", (os.getProcessCpuTime() - cpu0) / 1e9);
+    timed.put("forward_s", phases[0] / 1e9);
+    timed.put("log_softmax_gather_sum_s", phases[1] / 1e9);
+    return values;
   }
 
-  private void micro(PaddedBatches.Micro m, float[][] values, int at, long[] phases) {
+  private void micro(Micro m, float[][] values, int at, long[] phases) {
     float[] sums = new float[m.rows()];
     if (m.rows() > 0) {
       try (NDManager scope = model.manager().newSubManager()) {
@@ -102,7 +146,7 @@ final class BareLoop {
   }
 
   /** Log-softmax, gather, mask and sum, in chunks of rows of at most 256 MiB of log-softmax. */
-  private void logprobSums(NDArray logits, PaddedBatches.Micro m, NDManager scope, float[] sums) {
+  private void logprobSums(NDArray logits, Micro m, NDManager scope, float[] sums) {
     int rows = m.rows();
     int steps = m.steps();
     long perRow = (long) steps * model.width() * 4;

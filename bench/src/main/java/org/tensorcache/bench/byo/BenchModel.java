@@ -8,78 +8,63 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.RunSize;
 
 /**
- * The benchmark's seeded Qwen2 models and preference data sets, made by {@code
+ * The benchmark's seeded Qwen2 models and preference rows, made by {@code
  * scripts/make_bench_model.py} under the work directory once per seed and sizes and reused by later
- * runs: per model ({@code small}, {@code wide}) the Hugging Face directory TRL loads, the format-2
- * export (body and output head) the fill runs and the format-1 export (logits at every position)
- * the bare loop runs; the rows ({@code prefs.jsonl}) and the long rows ({@code long.jsonl}).
- *
- * @param dir where it was made
- * @param info {@code bench-model.json}: sizes, token lengths, versions
+ * runs; {@code info} is its {@code bench-model.json} (sizes, token lengths, versions).
  */
 record BenchModel(Path dir, JsonNode info) {
   /** The models compared, in order. */
   static final List<String> MODELS = List.of("small", "wide");
 
-  private static final String INFO = "bench-model.json";
+  private static final long SEED = 20261123;
 
   /**
-   * The models of {@code size} under {@code workDir}, made with {@code python} when missing; null
-   * when missing and not makeable (no usable Python), saying so.
+   * The models of a run of {@code size} under {@code workDir}, made with {@code python} when
+   * missing; null when missing and not makeable, saying so. A smoke run's are tiny (hidden 32, a
+   * 1,024-id tokenizer, 8 rows); the others' are the script's (hidden 256, 4 layers, 8,192 ids).
    */
-  static BenchModel obtain(PythonEnv python, Path workDir, ByoSize size)
+  static BenchModel obtain(PythonEnv python, Path workDir, RunSize size)
       throws IOException, InterruptedException {
+    boolean smoke = size == RunSize.SMOKE;
+    String rows = smoke ? "8" : "384";
+    String longRows = smoke ? "1" : "8";
     String key =
         String.format(
-            "bench-model-s%d-n%d-l%d-b%s-v%s",
-            ByoSize.SEED,
-            size.madeRows(),
-            size.madeLongRows(),
-            size.body() == null ? "default" : size.body().replace(',', 'x'),
-            size.tokenizerVocab() == 0 ? "default" : Integer.toString(size.tokenizerVocab()));
+            "bench-model-s%d-n%s-l%s-b%s",
+            SEED, rows, longRows, smoke ? "32x2x4x2x64-v1024" : "default-vdefault");
     Path dir = workDir.resolve(key).toAbsolutePath();
-    BenchModel cached = read(dir);
-    if (cached != null) {
+    if (Files.isRegularFile(dir.resolve("bench-model.json"))) {
       System.out.println("bench models: reusing " + dir);
-      return cached;
+      return read(dir);
     }
     if (!python.usable()) {
       System.out.println(
-          "left out: no bench models at "
-              + dir
-              + " and no Python to make them: "
-              + python.reason());
+          "left out: no bench models at " + dir + " and no Python: " + python.reason());
       return null;
     }
     Files2.fresh(dir);
     Files.delete(dir); // the script makes it, and refuses a non-empty one
     Path script = scripts().resolve("make_bench_model.py");
     System.out.printf("bench models: making %s with %s (%s)%n", dir, script, python.executable());
-    List<String> command = new ArrayList<>(List.of(python.executable(), script.toString()));
-    command.addAll(List.of("--out", dir.toString(), "--seed", Long.toString(ByoSize.SEED)));
-    command.addAll(List.of("--rows", Integer.toString(size.madeRows())));
-    command.addAll(List.of("--long-rows", Integer.toString(size.madeLongRows())));
-    if (size.body() != null) {
-      command.addAll(List.of("--body", size.body()));
+    List<String> args = new ArrayList<>(List.of("--out", dir.toString(), "--seed", "" + SEED));
+    args.addAll(List.of("--rows", rows, "--long-rows", longRows));
+    if (smoke) {
+      args.addAll(List.of("--body", "32,2,4,2,64", "--tokenizer-vocab", "1024"));
     }
-    if (size.tokenizerVocab() > 0) {
-      command.addAll(List.of("--tokenizer-vocab", Integer.toString(size.tokenizerVocab())));
-    }
+    List<String> command = python.command(script, args);
     int code = PythonEnv.exec(command, 1800);
-    BenchModel made = read(dir);
-    if (code != 0 || made == null) {
-      throw new IOException(String.join(" ", command) + " exited " + code + " without " + INFO);
+    if (code != 0 || !Files.isRegularFile(dir.resolve("bench-model.json"))) {
+      throw new IOException(String.join(" ", command) + " exited " + code + " without its models");
     }
-    return made;
+    return read(dir);
   }
 
   private static BenchModel read(Path dir) throws IOException {
-    Path info = dir.resolve(INFO);
-    return Files.isRegularFile(info)
-        ? new BenchModel(dir, new ObjectMapper().readTree(info.toFile()))
-        : null;
+    return new BenchModel(
+        dir, new ObjectMapper().readTree(dir.resolve("bench-model.json").toFile()));
   }
 
   /**
@@ -98,52 +83,31 @@ record BenchModel(Path dir, JsonNode info) {
             + " or above it: run the benchmark from the repository (./tensorcache bench)");
   }
 
-  private JsonNode model(String name) {
+  /** Model {@code name}'s entry: {@code parameters}, {@code vocab_size}, its directories. */
+  JsonNode model(String name) {
     JsonNode m = info.path("models").path(name);
     if (m.isMissingNode()) {
-      throw new IllegalArgumentException(
-          "model '" + name + "' not in " + dir.resolve(INFO) + ", expected one of " + MODELS);
+      throw new IllegalArgumentException("model '" + name + "' not in " + dir);
     }
     return m;
   }
 
-  /** The Hugging Face directory of model {@code name} (what TRL loads). */
-  Path hfDir(String name) {
-    return dir.resolve(model(name).path("hf_dir").asText());
+  /**
+   * A directory of model {@code name}: {@code hf_dir} (what TRL loads), {@code model_dir} (the
+   * format-2 export the fill runs), {@code model_logits_dir} (the format-1 one of the bare loop).
+   */
+  Path path(String name, String key) {
+    return dir.resolve(model(name).path(key).asText());
   }
 
-  /** The format-2 export of model {@code name}: body.pt, head.pt (what the fill runs). */
-  Path modelDir(String name) {
-    return dir.resolve(model(name).path("model_dir").asText());
-  }
-
-  /** The format-1 export of model {@code name}: one model.pt returning logits everywhere. */
-  Path logitsDir(String name) {
-    return dir.resolve(model(name).path("model_logits_dir").asText());
-  }
-
-  /** The first {@code rows} rows: the made file itself, or a copy of its head beside it. */
-  Path dataset(int rows) throws IOException {
-    return head(info.path("files").path("dataset").asText("prefs.jsonl"), rows);
-  }
-
-  /** The first {@code rows} long rows (1,500 to 2,048 tokens each). */
-  Path longDataset(int rows) throws IOException {
-    return head(info.path("files").path("long_dataset").asText("long.jsonl"), rows);
-  }
-
-  private Path head(String file, int rows) throws IOException {
-    Path all = dir.resolve(file);
+  /** The first {@code rows} rows ({@code dataset}) or long rows of 1,500 to 2,048 tokens. */
+  Path rows(String file, int rows) throws IOException {
+    Path all = dir.resolve(info.path("files").path(file).asText());
     List<String> lines = Files.readAllLines(all);
     if (rows == lines.size()) {
       return all;
     }
-    if (rows > lines.size()) {
-      throw new IllegalArgumentException(
-          rows + " rows asked of " + all + ", which has " + lines.size());
-    }
-    String name = file.replaceFirst("\\.jsonl$", "");
-    Path head = dir.resolve(name + "-" + rows + ".jsonl");
+    Path head = dir.resolve(all.getFileName().toString().replace(".jsonl", "-" + rows + ".jsonl"));
     if (!Files.exists(head) || !Files.readAllLines(head).equals(lines.subList(0, rows))) {
       Files.write(head, lines.subList(0, rows));
     }
@@ -170,15 +134,5 @@ record BenchModel(Path dir, JsonNode info) {
         t.path("max").asInt(),
         t.path("p50").asInt(),
         t.path("p90").asInt());
-  }
-
-  /** Model {@code name}'s vocabulary. */
-  int vocab(String name) {
-    return model(name).path("vocab_size").asInt();
-  }
-
-  /** Model {@code name}'s parameters. */
-  long parameters(String name) {
-    return model(name).path("parameters").asLong();
   }
 }

@@ -1,5 +1,6 @@
 package org.tensorcache.bench.byo;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,21 +9,29 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.stream.Collectors;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.report.Table;
 
 /**
- * The part's results: prints the medians, ratios and targets, and writes {@code byo.json} and
- * {@code byo.png}. Targets are reported with whether they were met, never enforced.
+ * The part's results: prints the medians, ratios and targets, and writes {@code byo.json} and its
+ * chart {@code byo.png}. Targets are reported with whether they were met, never enforced.
  */
 final class ByoReport {
-  private static final double TARGET_VS_TRL_DEFAULT = 2.0;
-  private static final double TARGET_VS_TRL_BEST = 1.5;
+  private static final double VS_TRL_DEFAULT = 2.0;
+  private static final double VS_TRL_BEST = 1.5;
+  private static final List<String> LABELS =
+      List.of("TensorCache fill", "TRL, batch 8", "TRL, best batch", "bare DJL loop");
 
   private final ByoSize size;
-  private final Map<String, Object> json = new LinkedHashMap<>();
-  private final List<ModelRun> models = new ArrayList<>();
-  private Map<String, Object> memoryCheck;
+  final Map<String, Object> json = new LinkedHashMap<>();
+  final List<ModelRun> models = new ArrayList<>();
+  Map<String, Object> memoryCheck;
 
   ByoReport(ByoSize size, int threads, List<String> jvmOptions, PythonEnv python) {
     this.size = size;
@@ -30,7 +39,7 @@ final class ByoReport {
     json.put("when", Instant.now().toString());
     Map<String, Object> machine = new LinkedHashMap<>(Results.machine());
     machine.put("cpu", cpu());
-    machine.put("memory_total_mib", ProcMemory.mib(ProcMemory.total()));
+    machine.put("memory_total_mib", ProcMemory.mib(ProcMemory.bytes("/proc/meminfo", "MemTotal")));
     machine.put("memory_available_mib_at_start", ProcMemory.mib(ProcMemory.available()));
     machine.put("load_average_at_start", ProcMemory.loadAverage());
     json.put("machine", machine);
@@ -42,9 +51,12 @@ final class ByoReport {
                 rows.put(
                     name,
                     Map.of(
-                        "rows", r.rows(),
-                        "trl_sweep_rows", Math.min(r.rows(), r.sweepRows()),
-                        "warmup_rows", r.warmupRows())));
+                        "rows",
+                        r.rows(),
+                        "trl_sweep_rows",
+                        Math.min(r.rows(), r.sweepRows()),
+                        "warmup_rows",
+                        r.warmupRows())));
     json.put("rows", rows);
     json.put("rounds", size.rounds());
     json.put("threads", threads);
@@ -89,22 +101,8 @@ final class ByoReport {
     json.put("method", method);
   }
 
-  void add(ModelRun m) {
-    models.add(m);
-  }
-
-  /** Says that nothing was measured, and why. */
-  void leftOut(String why) {
-    json.put("left_out", why);
-  }
-
-  void memoryCheck(Map<String, Object> check) {
-    this.memoryCheck = check;
-  }
-
+  @SuppressWarnings("unchecked")
   void printAndWrite(Path resultsDir, double seconds) throws IOException {
-    Map<String, Object> byModel = new LinkedHashMap<>();
-    List<Map<String, Object>> targets = new ArrayList<>();
     System.out.printf(
         "== bring your own model (%s: medians of %d rounds, %s threads) ==%n",
         size.size().label(), size.rounds(), json.get("threads"));
@@ -117,19 +115,19 @@ final class ByoReport {
             .col("fill_over_side", "TC/side", "%8.2fx")
             .col("padded_over_real", "padded/real", "%11s")
             .col("left_out", "", "left out: %s");
+    Map<String, Object> byModel = new LinkedHashMap<>();
     for (ModelRun m : models) {
       byModel.put(m.name, m.toMap());
       row(sides, m, "tensorcache", "(a) TensorCache fill", "tensorcache_padding_factor");
       row(sides, m, "trl_default", "(b) TRL batch 8", null);
       row(sides, m, "trl_best", "(b) TRL best batch (" + m.bestBatch + ")", null);
       row(sides, m, "bare_loop", "(c) bare DJL loop", "bare_loop_padding_factor");
-      targets(m, targets);
     }
     json.put("sides", sides.print());
     for (ModelRun m : models) {
       System.out.printf(
           "%-6s token budget sweep: %s; best --batch-tokens %d%n",
-          m.name, budgets(m), m.bestBudget());
+          m.name, budgets(m), ModelRun.fastest(m.budgetSweep));
     }
     json.put("models", byModel);
     if (memoryCheck != null) {
@@ -137,21 +135,42 @@ final class ByoReport {
       System.out.println("memory check: " + memoryCheck.get("fill"));
     }
     System.out.println("targets (reported, never enforced):");
-    for (Map<String, Object> t : targets) {
-      System.out.printf(
-          "  %-58s %-26s %s%n",
-          t.get("target"), t.get("figure"), Boolean.TRUE.equals(t.get("met")) ? "met" : "NOT met");
+    List<Map<String, Object>> targets = new ArrayList<>();
+    for (ModelRun m : models) {
+      Double d = m.ratio("trl_default");
+      String vs = m.name + ": TensorCache / TRL at ";
+      target(
+          targets,
+          vs + "batch 8 examples/s >= " + VS_TRL_DEFAULT,
+          d,
+          d != null && d >= VS_TRL_DEFAULT);
+      Double b = m.ratio("trl_best");
+      target(targets, vs + "its best batch >= " + VS_TRL_BEST, b, b != null && b >= VS_TRL_BEST);
+      double tc = m.peak("tensorcache");
+      double trl = m.peak("trl_default");
+      boolean both = Double.isFinite(tc) && Double.isFinite(trl);
+      target(
+          targets,
+          m.name + ": TensorCache peak RSS <= TRL at batch 8 peak RSS",
+          both ? Math.round(tc) + " MiB vs " + Math.round(trl) + " MiB" : null,
+          both && tc <= trl);
+      Map<?, ?> values = (Map<?, ?>) m.values.get("tensorcache_vs_trl");
+      target(
+          targets,
+          m.name + ": log-probs within " + Agreement.TOLERANCE + " of TRL's (relative)",
+          values == null ? null : values.get("max_relative_diff"),
+          values != null && Boolean.TRUE.equals(values.get("within_tolerance")));
     }
     json.put("targets", targets);
-    Map<String, Object> machine = castMap(json.get("machine"));
-    machine.put("load_average_at_end", ProcMemory.loadAverage());
+    ((Map<String, Object>) json.get("machine"))
+        .put("load_average_at_end", ProcMemory.loadAverage());
     json.put("total_seconds", Math.round(seconds));
     System.out.printf("byo: %.0f s in all%n", seconds);
     Results.write(resultsDir.resolve("byo.json"), json);
     if (models.isEmpty()) {
       System.out.println("no chart: nothing was measured");
     } else {
-      ByoChart.write(resultsDir.resolve("byo.png"), models);
+      chart(resultsDir.resolve("byo.png"), models);
     }
   }
 
@@ -163,68 +182,33 @@ final class ByoReport {
         m.name,
         label,
         measured ? m.rate(side) : null,
-        measured ? ProcMemory.mib((long) m.peak(side)) : null,
+        measured ? Math.round(m.peak(side)) : null,
         measured && !side.equals("tensorcache") ? m.ratio(side) : null,
         measured && factor != null ? factor.toString() : null,
-        measured ? null : firstLine(why));
+        measured ? null : why.lines().findFirst().orElse(""));
   }
 
-  private static void targets(ModelRun m, List<Map<String, Object>> out) {
-    Double d = m.ratio("trl_default");
-    out.add(
-        target(
-            m.name + ": TensorCache / TRL at batch 8 examples/s >= " + TARGET_VS_TRL_DEFAULT,
-            d,
-            d != null && d >= TARGET_VS_TRL_DEFAULT));
-    Double b = m.ratio("trl_best");
-    out.add(
-        target(
-            m.name + ": TensorCache / TRL at its best batch >= " + TARGET_VS_TRL_BEST,
-            b,
-            b != null && b >= TARGET_VS_TRL_BEST));
-    double tc = m.peak("tensorcache");
-    double trl = m.peak("trl_default");
-    boolean both = Double.isFinite(tc) && Double.isFinite(trl);
-    out.add(
-        target(
-            m.name + ": TensorCache peak RSS <= TRL at batch 8 peak RSS",
-            both
-                ? ProcMemory.mib((long) tc) + " MiB vs " + ProcMemory.mib((long) trl) + " MiB"
-                : null,
-            both && tc <= trl));
-    Map<String, Object> values = castMap(m.values.get("tensorcache_vs_trl"));
-    Object diff = values == null ? null : values.get("max_relative_diff");
-    out.add(
-        target(
-            m.name + ": log-probs within " + Agreement.TOLERANCE + " of TRL's (relative)",
-            diff,
-            values != null && Boolean.TRUE.equals(values.get("within_tolerance"))));
-  }
-
-  private static Map<String, Object> target(String what, Object figure, boolean met) {
+  /** Prints a target with whether it was met, and adds it to {@code out}. */
+  private static void target(
+      List<Map<String, Object>> out, String what, Object figure, boolean met) {
     Map<String, Object> t = new LinkedHashMap<>();
     t.put("target", what);
     t.put("figure", figure == null ? "not measured" : figure);
     t.put("met", met);
-    return t;
+    out.add(t);
+    System.out.printf("  %-58s %-26s %s%n", what, t.get("figure"), met ? "met" : "NOT met");
   }
 
   private static String budgets(ModelRun m) {
-    List<String> parts = new ArrayList<>();
-    m.budgetSweep.forEach(
-        (t, x) ->
-            parts.add(t + ": " + (x.ok() ? String.format("%.3f", x.examplesPerS()) : "left out")));
-    return String.join(", ", parts);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> castMap(Object o) {
-    return (Map<String, Object>) o;
-  }
-
-  private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+    return m.budgetSweep.entrySet().stream()
+        .map(
+            e ->
+                e.getKey()
+                    + ": "
+                    + (e.getValue().ok()
+                        ? String.format("%.3f", e.getValue().get("examples_per_s"))
+                        : "left out"))
+        .collect(Collectors.joining(", "));
   }
 
   private static String cpu() {
@@ -237,5 +221,49 @@ final class ByoReport {
     } catch (IOException e) {
       return "unknown";
     }
+  }
+
+  /**
+   * {@code byo.png}: per model, the median examples/s of the four sides (a logarithmic axis),
+   * beside their median peak resident memory; a side left out shows as 0.
+   */
+  private static void chart(Path png, List<ModelRun> models) throws IOException {
+    CategoryChart rate =
+        chart("Examples/s (higher is better)", "examples/s", models, ModelRun::rate);
+    double least =
+        models.stream()
+            .flatMap(m -> ModelRun.SIDES.stream().map(side -> zeroIfMissing(m.rate(side))))
+            .min(Double::compare)
+            .orElse(0.0);
+    if (least > 0) {
+      rate.getStyler().setYAxisLogarithmic(true);
+      rate.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(least / 2))));
+    }
+    CategoryChart memory =
+        chart("Peak resident memory (lower is better)", "MiB", models, ModelRun::peak);
+    Files.createDirectories(png.toAbsolutePath().getParent());
+    BitmapEncoder.saveBitmap(
+        List.of(rate, memory), 1, 2, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    System.out.println("written " + png);
+  }
+
+  private static CategoryChart chart(
+      String title, String axis, List<ModelRun> models, BiFunction<ModelRun, String, Double> y) {
+    CategoryChart chart =
+        new CategoryChartBuilder().width(700).height(520).title(title).yAxisTitle(axis).build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+    chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+    chart.getStyler().setChartBackgroundColor(Color.WHITE);
+    List<String> x = models.stream().map(m -> m.name).toList();
+    for (int s = 0; s < LABELS.size(); s++) {
+      String side = ModelRun.SIDES.get(s);
+      chart.addSeries(
+          LABELS.get(s), x, models.stream().map(m -> zeroIfMissing(y.apply(m, side))).toList());
+    }
+    return chart;
+  }
+
+  private static double zeroIfMissing(double v) {
+    return Double.isFinite(v) ? v : 0;
   }
 }

@@ -3,47 +3,26 @@ package org.tensorcache.bench.byo;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.model.batch.TokenBudget;
 
 /**
- * How large a byo run is: the rows compared per model, the bench models made for them, and how many
- * rounds, batch sizes and token budgets are measured. The wide model's rows are fewer: TRL and the
- * bare loop compute its 151,936 logits at every position, several times the small model's time per
- * row.
- *
- * @param size the run's size
- * @param models per model, its rows
- * @param longRows rows of 1,500 to 2,048 tokens in the memory check
- * @param madeRows rows the bench models are made with (a larger run's models serve a smaller one)
- * @param madeLongRows long rows the bench models are made with
- * @param body {@code H,L,NH,KV,I} of the models, or null for the script's (hidden 256, 4 layers)
- * @param tokenizerVocab ids of the trained tokenizer, or 0 for the script's (8,192)
- * @param rounds rounds of TensorCache, TRL at batch 8, TRL at its best batch and the bare loop
- * @param trlBatches TRL's batch sizes the sweep tries
- * @param budgets {@code --batch-tokens} values of the token-budget sweep
+ * How large a byo run is: per model its rows, the long rows of the memory check, the rounds of the
+ * four sides, TRL's batch sizes the sweep tries and the fill's {@code --batch-tokens} swept. The
+ * wide model has fewer rows: TRL and the bare loop compute its 151,936 logits at every position.
  */
 record ByoSize(
     RunSize size,
     Map<String, Rows> models,
     int longRows,
-    int madeRows,
-    int madeLongRows,
-    String body,
-    int tokenizerVocab,
     int rounds,
     List<Integer> trlBatches,
     List<Integer> budgets) {
   /**
-   * The rows of one model.
-   *
-   * @param rows the first rows of the data set, compared in every round
-   * @param sweepRows the first rows TRL's batch-size sweep is timed on
-   * @param warmupRows rows each process computes once, untimed, before it is timed
+   * The rows of one model: {@code rows} compared in every round, the first {@code sweepRows} TRL's
+   * batch-size sweep is timed on, and {@code warmupRows} each process computes once, untimed.
    */
   record Rows(int rows, int sweepRows, int warmupRows) {
-    /**
-     * Whether the sweep's runs are the first round's TRL runs: when it times the same rows, the
-     * same configuration need not run twice.
-     */
+    /** Whether the sweep times the same rows as the rounds, its runs the first round's. */
     boolean sweepIsFirstRound() {
       return sweepRows >= rows;
     }
@@ -61,9 +40,6 @@ record ByoSize(
   /** The memory check's {@code --max-length}: its rows are longer than TRL's default cut. */
   static final int LONG_MAX_LENGTH = 2048;
 
-  static final long SEED = 20261123;
-
-  /** The sizes of {@code size}. */
   static ByoSize of(RunSize size) {
     List<Integer> batches = List.of(2, 4, 8, 16, 32);
     return switch (size) {
@@ -72,10 +48,6 @@ record ByoSize(
               size,
               Map.of("small", new Rows(384, 96, 16), "wide", new Rows(48, 24, 4)),
               8,
-              384,
-              8,
-              null,
-              0,
               3,
               batches,
               List.of(1024, 2048, 4096, 8192, 16384));
@@ -84,10 +56,6 @@ record ByoSize(
               size,
               Map.of("small", new Rows(64, 64, 8), "wide", new Rows(16, 16, 2)),
               2,
-              384,
-              8,
-              null,
-              0,
               2,
               batches,
               List.of(2048, 4096, 8192));
@@ -96,30 +64,9 @@ record ByoSize(
               size,
               Map.of("small", new Rows(8, 8, 2), "wide", new Rows(4, 4, 1)),
               1,
-              8,
-              1,
-              "32,2,4,2,64",
-              1024,
               1,
               List.of(TRL_DEFAULT_BATCH),
-              List.of(org.tensorcache.model.batch.TokenBudget.DEFAULT_BATCH_TOKENS));
+              List.of(TokenBudget.DEFAULT_BATCH_TOKENS));
     };
-  }
-
-  /** The rows of model {@code name}. */
-  Rows rows(String name) {
-    Rows r = models.get(name);
-    if (r == null) {
-      throw new IllegalArgumentException("no rows for model '" + name + "', expected " + models);
-    }
-    return r;
-  }
-
-  /**
-   * Whether the token-budget sweep takes the first round's fill for the default budget instead of
-   * filling again (the smoke run, whose figures mean nothing).
-   */
-  boolean budgetSweepReusesRound() {
-    return size == RunSize.SMOKE;
   }
 }

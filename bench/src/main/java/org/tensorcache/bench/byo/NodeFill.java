@@ -1,5 +1,6 @@
 package org.tensorcache.bench.byo;
 
+import ai.djl.pytorch.jni.JniUtils;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,54 +17,61 @@ import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
+import org.tensorcache.model.runner.ForwardingRunner;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
 /**
- * The fill through the embedded node (one JVM, every role, as {@code ClusterBench} starts it) of
- * the cache the command line defines, its runners timed by {@link TimedRunner}. Before it, a
- * warm-up cache of the first rows over the same runners (the same loaded model) is filled, so that
- * the timed fill pays no first-call costs; the timed fill counts from the coordinator's {@code
- * StartFill} until every range is persisted.
+ * The fill through the embedded node of the cache the command line defines, its runners timed (two
+ * clock reads per call, no value or fingerprint changed), after a warm-up cache of the first rows
+ * over the same runners; timed from the coordinator's {@code StartFill} until all is persisted.
  */
 final class NodeFill implements AutoCloseable {
   /** The cache's fields, in the order the values are kept. */
   static final List<String> FIELDS =
       List.of("chosen_logp", "rejected_logp", "chosen_tokens", "rejected_tokens");
 
-  private final NodeLauncher.Node node;
   private final CacheDefinition timed;
-  private final TimedRunner.Stats stats;
+  private NodeLauncher.Node node;
+  private long firstStart;
+  private long lastEnd;
+  private long busyNs;
+  private int calls;
+  private int threads = -1;
+  private String thread = "";
 
-  private NodeFill(NodeLauncher.Node node, CacheDefinition timed, TimedRunner.Stats stats) {
-    this.node = node;
-    this.timed = timed;
-    this.stats = stats;
+  private NodeFill(CacheDefinition d) {
+    this.timed =
+        new CacheDefinition(
+            d.spec(),
+            d.fingerprint(),
+            d.data(),
+            () ->
+                new ForwardingRunner(d.runners().get()) {
+                  @Override
+                  public RunnerOutput run(List<? extends Example> batch) {
+                    long start = System.nanoTime();
+                    RunnerOutput out = super.run(batch);
+                    record(start, System.nanoTime());
+                    return out;
+                  }
+                },
+            d.segmentDir(),
+            d.planner());
   }
 
-  /**
-   * Starts a node under {@code dir} with {@code definition} and a warm-up cache of its first {@code
-   * warmupRows} rows, and fills the warm-up cache.
-   */
+  /** Starts a node under {@code dir} and fills the warm-up cache of the first rows. */
   static NodeFill start(CacheDefinition definition, int warmupRows, Path dir) throws Exception {
-    TimedRunner.Stats stats = new TimedRunner.Stats();
-    CacheDefinition timed =
-        new CacheDefinition(
-            definition.spec(),
-            definition.fingerprint(),
-            definition.data(),
-            () -> new TimedRunner(definition.runners().get(), stats),
-            definition.segmentDir(),
-            definition.planner());
+    NodeFill fill = new NodeFill(definition);
     int n = Math.toIntExact(definition.spec().n());
-    CacheDefinition warmup =
-        part(definition, "byo-warmup", Math.min(n, Math.max(1, warmupRows)), dir);
-    NodeLauncher.Node node =
-        NodeLauncher.startLocal(dir.resolve("node"), List.of(timed, warmup), Duration.ofMinutes(2));
-    NodeFill fill = new NodeFill(node, timed, stats);
+    CacheDefinition warmup = head(definition, Math.min(n, Math.max(1, warmupRows)), dir);
+    fill.node =
+        NodeLauncher.startLocal(
+            dir.resolve("node"), List.of(fill.timed, warmup), Duration.ofMinutes(2));
     try {
-      ClusterFill.run(node.system(), node.coordinator(), warmup.cacheId(), false);
+      ClusterFill.run(fill.node.system(), fill.node.coordinator(), warmup.cacheId(), false);
       return fill;
     } catch (Exception | Error e) {
       fill.close();
@@ -71,10 +79,21 @@ final class NodeFill implements AutoCloseable {
     }
   }
 
+  private synchronized void record(long start, long end) {
+    if (calls == 0) {
+      firstStart = start;
+      threads = JniUtils.getNumThreads();
+      thread = Thread.currentThread().getName();
+    }
+    calls++;
+    busyNs += end - start;
+    lastEnd = end;
+  }
+
   /**
-   * Fills the timed cache: its wall seconds, the process's CPU seconds, and how they split: before
-   * the first forward pass, in the runner, between runner calls (merge, replication, scheduling),
-   * after the last one (segment, coordinator, status poll).
+   * Fills the timed cache: its wall and CPU seconds, split into before the first runner call, in
+   * the runner, between calls (merge, replication, scheduling) and after the last (segment,
+   * coordinator, status poll).
    */
   Map<String, Object> fill() throws Exception {
     var os =
@@ -86,13 +105,15 @@ final class NodeFill implements AutoCloseable {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("seconds", (t1 - t0) / 1e9);
     r.put("cpu_seconds", (os.getProcessCpuTime() - cpu0) / 1e9);
-    r.put("runner_calls", stats.calls());
-    r.put("before_first_runner_call_s", (stats.firstStart() - t0) / 1e9);
-    r.put("in_runner_s", stats.busyNs() / 1e9);
-    r.put("between_runner_calls_s", (stats.lastEnd() - stats.firstStart() - stats.busyNs()) / 1e9);
-    r.put("after_last_runner_call_s", (t1 - stats.lastEnd()) / 1e9);
-    r.put("compute_thread", stats.thread());
-    r.put("compute_thread_libtorch_threads", stats.threads());
+    synchronized (this) {
+      r.put("runner_calls", calls);
+      r.put("before_first_runner_call_s", (firstStart - t0) / 1e9);
+      r.put("in_runner_s", busyNs / 1e9);
+      r.put("between_runner_calls_s", (lastEnd - firstStart - busyNs) / 1e9);
+      r.put("after_last_runner_call_s", (t1 - lastEnd) / 1e9);
+      r.put("compute_thread", thread);
+      r.put("compute_thread_libtorch_threads", threads);
+    }
     return r;
   }
 
@@ -115,7 +136,7 @@ final class NodeFill implements AutoCloseable {
   }
 
   /** The first {@code rows} rows of {@code definition} as a cache of its own, one range. */
-  private static CacheDefinition part(CacheDefinition definition, String name, int rows, Path dir) {
+  private static CacheDefinition head(CacheDefinition definition, int rows, Path dir) {
     ExampleSet all = definition.data();
     List<Example> head = new ArrayList<>();
     for (int i = 0; i < rows; i++) {
@@ -123,12 +144,12 @@ final class NodeFill implements AutoCloseable {
       head.add(new TokenizedPreference(i, t.promptIds(), t.chosenIds(), t.rejectedIds()));
     }
     ExampleSet data = all.withExamples(head, all.format());
-    CacheSpec spec = new CacheSpec(name, rows, definition.spec().fields(), rows);
+    CacheSpec spec = new CacheSpec("byo-warmup", rows, definition.spec().fields(), rows);
     Fingerprint fp;
     try (ModelRunner runner = definition.runners().get()) {
       fp = CacheDefinition.fingerprint(runner, data, spec);
     }
     return new CacheDefinition(
-        spec, fp, data, definition.runners(), dir.resolve(name), definition.planner());
+        spec, fp, data, definition.runners(), dir.resolve("byo-warmup"), definition.planner());
   }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.tensorcache.fields.DType;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
@@ -15,14 +16,13 @@ import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.Truncation;
 import org.tensorcache.model.runner.CausalLmLogprobRunner;
-import org.tensorcache.model.runner.PaddedBatch;
 import org.tensorcache.model.usermodel.UserModel;
 
 /**
  * What each side computes on the same rows, from the rows alone (no model is loaded): real tokens
- * against padded tokens of TensorCache's passes (the planner's groups packed under the token
- * budget), of the bare loop's fixed micro-batches, and of TRL's batches (data order, padded to the
- * longest), with the largest TRL batch's logits, which decide whether a batch size fits in memory.
+ * against the padded tokens of TensorCache's passes (the planner's groups packed under the default
+ * token budget) and of the bare loop's micro-batches, and the largest logits TRL's batches (data
+ * order, padded to the longest) hold, which decide whether a batch size fits in memory.
  */
 final class Padding implements AutoCloseable {
   private final List<TokenizedPreference> rows;
@@ -38,45 +38,37 @@ final class Padding implements AutoCloseable {
     this.vocab = vocab;
   }
 
-  /**
-   * The rows of {@code dataset} prepared as the fill prepares them for {@code modelDir}, with
-   * {@code settings}; {@code vocab} is the model's vocabulary. Close the result.
-   */
-  static Padding of(Path modelDir, Path dataset, int maxLength, BudgetSettings settings, int vocab)
-      throws IOException {
+  /** The rows of {@code dataset} as the fill prepares them for {@code modelDir}. Close it. */
+  static Padding of(Path modelDir, Path dataset, int maxLength, int vocab) throws IOException {
     Truncation truncation = new Truncation(maxLength, Truncation.Mode.KEEP_START);
     UserModel user =
-        UserModel.open(modelDir, UserModel.Runner.LOGPROB, truncation, DType.F32, settings);
+        UserModel.open(
+            modelDir, UserModel.Runner.LOGPROB, truncation, DType.F32, BudgetSettings.DEFAULT);
     try {
-      List<TokenizedPreference> rows = new ArrayList<>();
-      for (Example e : user.prepare(ExampleSet.load(dataset, DataFormat.TEXT)).examples()) {
-        rows.add(Example.as(TokenizedPreference.class, e, "byo"));
-      }
-      return new Padding(rows, truncation, user, vocab);
+      return new Padding(
+          rows(user.prepare(ExampleSet.load(dataset, DataFormat.TEXT))), truncation, user, vocab);
     } catch (IOException | RuntimeException e) {
       user.close();
       throw e;
     }
   }
 
-  /** The token budget the fill packs under, as it prints it. */
+  static List<TokenizedPreference> rows(ExampleSet data) {
+    List<TokenizedPreference> rows = new ArrayList<>();
+    for (Example e : data.examples()) {
+      rows.add(Example.as(TokenizedPreference.class, e, "byo"));
+    }
+    return rows;
+  }
+
+  /** The token budget the fill packs under. */
   TokenBudget budget() {
     return user.budget();
   }
 
-  /** Rows TRL drops (a prompt that fills the length), kept by the fill with 0 tokens. */
-  long droppedRows() {
-    return rows.stream().filter(r -> truncation.dropsPrompt(r.promptIds().length)).count();
-  }
-
   /** Real tokens, and padded tokens and passes of TensorCache's plan and of the bare loop. */
   Map<String, Object> figures() {
-    long real = 0;
-    for (TokenizedPreference r : rows) {
-      for (int length : CausalLmLogprobRunner.sequenceLengths(r, truncation)) {
-        real += length;
-      }
-    }
+    long real = rows.stream().flatMapToInt(r -> IntStream.of(lengths(r))).asLongStream().sum();
     TokenBudget budget = user.budget();
     long padded = 0;
     long largestBytes = 0;
@@ -85,7 +77,7 @@ final class Padding implements AutoCloseable {
       List<Integer> lengths = new ArrayList<>();
       List<Long> keys = new ArrayList<>();
       for (int i : group) {
-        int[] l = CausalLmLogprobRunner.sequenceLengths(rows.get(i), truncation);
+        int[] l = lengths(rows.get(i));
         for (int side = 0; side < l.length; side++) {
           lengths.add(l[side]);
           keys.add(2L * rows.get(i).index() + side);
@@ -104,25 +96,11 @@ final class Padding implements AutoCloseable {
         passes++;
       }
     }
-    long barePadded = 0;
-    int bareBatches = 0;
-    int micro = ByoSize.BARE_MICRO_BATCH;
-    for (int from = 0; from < rows.size(); from += micro) {
-      int longest = 0;
-      int n = 0;
-      for (TokenizedPreference r : rows.subList(from, Math.min(rows.size(), from + micro))) {
-        for (int length : CausalLmLogprobRunner.sequenceLengths(r, truncation)) {
-          longest = Math.max(longest, length);
-          n++;
-        }
-      }
-      int m = PaddedBatch.STEP_MULTIPLE;
-      barePadded += (long) n * ((Math.max(1, longest) + m - 1) / m * m);
-      bareBatches++;
-    }
+    List<BareLoop.Micro> bare = BareLoop.batches(rows, truncation, 0);
+    long barePadded = bare.stream().mapToLong(m -> (long) m.rows() * m.steps()).sum();
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("rows", rows.size());
-    f.put("rows_trl_drops", droppedRows());
+    f.put("rows_trl_drops", rows.stream().filter(r -> drops(r)).count());
     f.put("real_tokens", real);
     f.put("tensorcache_padded_tokens", padded);
     f.put("tensorcache_padding_factor", round3((double) padded / real));
@@ -131,28 +109,34 @@ final class Padding implements AutoCloseable {
     f.put("tensorcache_budget", budget.describe());
     f.put("bare_loop_padded_tokens", barePadded);
     f.put("bare_loop_padding_factor", round3((double) barePadded / real));
-    f.put("bare_loop_micro_batches", bareBatches);
+    f.put("bare_loop_micro_batches", bare.size());
     return f;
   }
 
   /**
-   * Bytes of the largest {@code [2B, longest, vocab]} float32 logits over the batches of {@code
-   * batch} rows in data order (TRL's dropped rows left out), the first {@code limit} rows only:
-   * what TRL holds at once, and the bare loop likewise.
+   * Bytes TRL is expected to hold at {@code batch} rows on the first {@code limit} rows: the
+   * largest {@code [2B, longest, vocab]} float32 logits over its batches in data order (the rows it
+   * drops left out), a fourth of that for their log-sum-exp, and {@code weights}.
    */
-  long largestLogitsBytes(int batch, int limit) {
-    List<int[]> kept = new ArrayList<>();
-    for (TokenizedPreference r : rows.subList(0, Math.min(limit, rows.size()))) {
-      if (!truncation.dropsPrompt(r.promptIds().length)) {
-        kept.add(CausalLmLogprobRunner.sequenceLengths(r, truncation));
-      }
-    }
+  long trlBytes(int batch, int limit, long weights) {
+    long logits = largestLogitsBytes(batch, limit);
+    return logits + logits / 4 + weights;
+  }
+
+  /** Bytes the bare loop is expected to hold: a micro-batch's logits, two chunks of log-softmax. */
+  long bareBytes(long weights) {
+    return largestLogitsBytes(ByoSize.BARE_MICRO_BATCH, rows.size()) + (512L << 20) + weights;
+  }
+
+  private long largestLogitsBytes(int batch, int limit) {
+    List<TokenizedPreference> kept =
+        rows.subList(0, Math.min(limit, rows.size())).stream().filter(r -> !drops(r)).toList();
     long largest = 0;
     for (int from = 0; from < kept.size(); from += batch) {
       int longest = 0;
       int sequences = 0;
-      for (int[] lengths : kept.subList(from, Math.min(kept.size(), from + batch))) {
-        for (int l : lengths) {
+      for (TokenizedPreference r : kept.subList(from, Math.min(kept.size(), from + batch))) {
+        for (int l : lengths(r)) {
           longest = Math.max(longest, l);
         }
         sequences += 2;
@@ -162,7 +146,16 @@ final class Padding implements AutoCloseable {
     return largest;
   }
 
-  /** Closes the tokenizer. */
+  /** The token count of each sequence of {@code r} that is computed. */
+  private int[] lengths(TokenizedPreference r) {
+    return CausalLmLogprobRunner.sequenceLengths(r, truncation);
+  }
+
+  /** Whether TRL drops the row (its prompt fills the length); the fill keeps it, 0 tokens. */
+  private boolean drops(TokenizedPreference r) {
+    return truncation.dropsPrompt(r.promptIds().length);
+  }
+
   @Override
   public void close() {
     user.close();

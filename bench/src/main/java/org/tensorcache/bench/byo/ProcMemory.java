@@ -5,39 +5,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * This process's resident memory from {@code /proc/self/status}: now ({@code VmRSS}) and its peak
- * ({@code VmHWM}), as {@code scripts/bench_trl.py} reads them in Python; the machine's memory and
- * load; -1 (or "") where there is no {@code /proc}.
+ * Memory from {@code /proc}, as {@code scripts/bench_trl.py} reads it: this process's ({@code
+ * /proc/self/status}: {@code VmRSS} now, {@code VmHWM} its peak) or the machine's ({@code
+ * /proc/meminfo}: {@code MemAvailable}, {@code MemTotal}), in bytes; -1 where there is none.
  */
 final class ProcMemory {
-  private static final Path STATUS = Path.of("/proc/self/status");
-  private static final Path MEMINFO = Path.of("/proc/meminfo");
-
   private ProcMemory() {}
 
-  /** Resident bytes now. */
-  static long rss() {
-    return kib(STATUS, "VmRSS");
-  }
-
-  /** The most resident bytes so far. */
-  static long peakRss() {
-    return kib(STATUS, "VmHWM");
-  }
-
-  /** The machine's memory available to a new process ({@code MemAvailable}), or -1. */
-  static long available() {
-    return kib(MEMINFO, "MemAvailable");
-  }
-
-  /** The machine's memory ({@code MemTotal}), or -1. */
-  static long total() {
-    return kib(MEMINFO, "MemTotal");
-  }
-
-  private static long kib(Path file, String key) {
+  static long bytes(String file, String key) {
     try {
-      for (String line : Files.readAllLines(file)) {
+      for (String line : Files.readAllLines(Path.of(file))) {
         if (line.startsWith(key + ":")) {
           return Long.parseLong(line.substring(key.length() + 1).trim().split("\\s+")[0]) << 10;
         }
@@ -48,7 +25,16 @@ final class ProcMemory {
     return -1;
   }
 
-  /** The load average over the last minute, five and fifteen ({@code /proc/loadavg}), or "". */
+  /** This process's resident MiB now ({@code VmRSS}) or at its peak ({@code VmHWM}). */
+  static long mib(String key) {
+    return mib(bytes("/proc/self/status", key));
+  }
+
+  static long available() {
+    return bytes("/proc/meminfo", "MemAvailable");
+  }
+
+  /** The load average over the last minute, five and fifteen. */
   static String loadAverage() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");

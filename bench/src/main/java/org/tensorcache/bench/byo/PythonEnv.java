@@ -1,7 +1,6 @@
 package org.tensorcache.bench.byo;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,32 +8,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 import org.tensorcache.bench.fixture.ChildProcess;
 
 /**
  * The Python interpreter the benchmark's scripts run with: {@code $TENSORCACHE_PYTHON}, else {@code
  * python3} when it imports torch, transformers and TRL, else a virtual environment made once under
- * the work directory with {@code pip install --retries 0 torch transformers tokenizers trl==1.13.*
- * datasets accelerate}. {@link #usable()} is false, with {@link #reason()}, when none of them
- * works.
+ * the work directory with pip (TRL 1.13, whose own precompute the fill is measured against). Not
+ * {@link #usable()}, with a {@code reason}, when none of them works.
  */
-public final class PythonEnv {
+public record PythonEnv(String executable, String origin, String reason) {
   private static final String IMPORTS = "import torch, transformers, tokenizers, trl, datasets";
 
-  /** What the venv gets: TRL 1.13, whose own precompute the fill is measured against. */
   private static final List<String> PACKAGES =
       List.of("torch", "transformers", "tokenizers", "trl==1.13.*", "datasets", "accelerate");
-
-  private final String executable;
-  private final String origin;
-  private final String reason;
-
-  private PythonEnv(String executable, String origin, String reason) {
-    this.executable = executable;
-    this.origin = origin;
-    this.reason = reason;
-  }
 
   /** Finds or makes the interpreter; never throws for a missing or broken Python. */
   public static PythonEnv find(Path workDir) throws InterruptedException {
@@ -53,10 +39,10 @@ public final class PythonEnv {
     String given = System.getenv("TENSORCACHE_PYTHON");
     if (given != null && !given.isBlank()) {
       String problem = imports(given);
-      return problem == null
-          ? new PythonEnv(given, "TENSORCACHE_PYTHON", null)
-          : new PythonEnv(
-              null, "TENSORCACHE_PYTHON", "TENSORCACHE_PYTHON=" + given + ": " + problem);
+      return new PythonEnv(
+          problem == null ? given : null,
+          "TENSORCACHE_PYTHON",
+          problem == null ? null : "TENSORCACHE_PYTHON=" + given + ": " + problem);
     }
     String system = imports("python3");
     if (system == null) {
@@ -83,13 +69,13 @@ public final class PythonEnv {
         "python3 cannot be used (%s) and TENSORCACHE_PYTHON is not set: making a venv at %s"
             + " (python3 -m venv, pip install %s)%n",
         system, venv, String.join(" ", PACKAGES));
+    List<String> install =
+        new ArrayList<>(List.of(python, "-m", "pip", "install", "--retries", "0"));
+    install.addAll(PACKAGES);
     try {
       if (exec(List.of("python3", "-m", "venv", "--clear", venv.toString()), 600) != 0) {
         return new PythonEnv(null, "venv", "python3 -m venv " + venv + " failed");
       }
-      List<String> install = new ArrayList<>(List.of(python, "-m", "pip", "install"));
-      install.addAll(List.of("--retries", "0"));
-      install.addAll(PACKAGES);
       if (exec(install, 3600) != 0) {
         return new PythonEnv(null, "venv", String.join(" ", install) + " failed");
       }
@@ -105,24 +91,24 @@ public final class PythonEnv {
   /** Null when {@code python} imports what the scripts need, else why not. */
   private static String imports(String python) throws InterruptedException {
     try {
-      Process p =
-          new ProcessBuilder(python, "-c", IMPORTS)
-              .redirectErrorStream(true)
-              .redirectInput(ProcessBuilder.Redirect.PIPE)
-              .start();
-      p.getOutputStream().close();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(300, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return "'" + IMPORTS + "' did not finish in 300 s";
+      Path log = Files.createTempFile("tensorcache-python", ".log");
+      try {
+        OptionalInt exit =
+            ChildProcess.run(
+                List.of(python, "-c", IMPORTS), Map.of(), log, Duration.ofSeconds(300));
+        if (exit.isEmpty()) {
+          return "'" + IMPORTS + "' did not finish in 300 s";
+        }
+        List<String> lines = Files.readAllLines(log);
+        return exit.getAsInt() == 0
+            ? null
+            : "'"
+                + IMPORTS
+                + "' failed: "
+                + (lines.isEmpty() ? "exit " + exit.getAsInt() : lines.get(lines.size() - 1));
+      } finally {
+        Files.deleteIfExists(log);
       }
-      if (p.exitValue() == 0) {
-        return null;
-      }
-      String text = new String(out, StandardCharsets.UTF_8).strip();
-      String last =
-          text.isEmpty() ? "exit " + p.exitValue() : text.lines().reduce((a, b) -> b).get();
-      return "'" + IMPORTS + "' failed: " + last;
     } catch (IOException e) {
       return "cannot be run (" + e.getMessage() + ")";
     }
@@ -144,33 +130,8 @@ public final class PythonEnv {
     return command;
   }
 
-  /** The last lines of {@code log}, to quote in an error. */
-  static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-    } catch (IOException e) {
-      return "(no log: " + e.getMessage() + ")";
-    }
-  }
-
   /** Whether an interpreter with torch, transformers and TRL was found or made. */
   public boolean usable() {
     return executable != null;
-  }
-
-  /** The interpreter, or null. */
-  public String executable() {
-    return executable;
-  }
-
-  /** Where it came from. */
-  public String origin() {
-    return origin;
-  }
-
-  /** Why there is none, or null. */
-  public String reason() {
-    return reason;
   }
 }

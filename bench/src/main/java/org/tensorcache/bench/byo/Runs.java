@@ -1,20 +1,25 @@
 package org.tensorcache.bench.byo;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import org.tensorcache.bench.fixture.ChildProcess;
 
 /**
- * Starts the measurements of one benchmark run, each in a process of its own with the same number
- * of threads: TRL's precompute ({@code scripts/bench_trl.py}), TensorCache's fill and the bare loop
- * ({@link ByoChild} in a child JVM). Logs, results and values go to numbered files under the run's
- * directory. A measurement whose largest tensor would not fit in the memory the machine has
- * available is left out, saying so, rather than started.
+ * Starts each measurement in a process of its own, so that its peak resident memory is its own:
+ * TRL's precompute ({@code scripts/bench_trl.py}), the fill and the bare loop ({@link ByoChild}),
+ * with the same threads and warm-up rows, files numbered in the run's directory. A failure is a
+ * result too; one whose largest tensor would not fit the memory available is not started.
  */
 final class Runs {
-  /** Most seconds one measurement may take. */
   private static final long TIMEOUT_S = 3600;
 
   /** Bytes a process holds besides its model and its largest tensor (interpreter, JVM, libs). */
@@ -22,6 +27,13 @@ final class Runs {
 
   /** Part of the available memory a measurement may plan to use. */
   private static final double MEMORY_SHARE = 0.8;
+
+  /** The figures of {@code bench_trl.py}'s result taken as they are. */
+  private static final String TRL_FIGURES =
+      "examples_per_s seconds batch_size computed_rows dropped_rows warmup_rows tokens"
+          + " padded_tokens max_padded_length load_seconds torch_threads interop_threads";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final PythonEnv python;
   private final Path dir;
@@ -31,7 +43,6 @@ final class Runs {
   private int count;
   private String model = "";
 
-  /** Runs with {@code threads} threads each, child JVMs with {@code jvmOptions}. */
   Runs(PythonEnv python, Path dir, int threads, List<String> jvmOptions) {
     this.python = python;
     this.dir = dir;
@@ -40,51 +51,63 @@ final class Runs {
   }
 
   /**
-   * TRL's precompute of {@code dataset} at {@code batch} rows per forward; its values per row to
-   * {@code values} unless null.
+   * The child JVM's options: a small heap (the tensors are off it), {@code threads} libtorch
+   * threads; {@code quickStart} (a smoke run, whose figures mean nothing) trades speed for
+   * start-up.
    */
-  Measurement trl(Path hfDir, Path dataset, int batch, Path values, long estimateBytes)
-      throws IOException, InterruptedException {
-    if (!python.usable()) {
-      return Measurement.missing("no Python with torch, transformers and TRL: " + python.reason());
+  static List<String> jvmOptions(int threads, boolean quickStart) {
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "-Xmx768m", "-Dai.djl.pytorch.num_threads=" + threads, "-Dai.djl.offline=true"));
+    if (quickStart) {
+      options.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     }
-    String tooLarge = tooLarge(estimateBytes, "TRL's logits of its largest batch");
-    if (tooLarge != null) {
-      return Measurement.missing(tooLarge);
-    }
-    String tag = next("trl-b" + batch);
-    String load = ProcMemory.loadAverage();
-    List<String> args = new ArrayList<>();
-    args.addAll(List.of("--hf-dir", hfDir.toString(), "--dataset", dataset.toString()));
-    args.addAll(List.of("--batch-size", Integer.toString(batch)));
-    args.addAll(List.of("--threads", Integer.toString(threads)));
-    args.addAll(List.of("--max-length", Integer.toString(ByoSize.MAX_LENGTH)));
-    args.addAll(List.of("--truncation-mode", "keep_start"));
-    args.addAll(List.of("--warmup-rows", Integer.toString(warmupRows)));
-    Path out = dir.resolve(tag + ".json");
-    args.addAll(List.of("--out", out.toString()));
-    if (values != null) {
-      args.addAll(List.of("--values", values.toString()));
-    }
-    List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
-    // the environment as a user's: the script itself sets what TRL's precompute needs
-    return Measurement.ofTrl(
-            ChildRun.run(command, Map.of(), out, dir.resolve(tag + ".log"), TIMEOUT_S))
-        .withLoad(load);
+    return options;
+  }
+
+  /** Names the files of the measurements that follow after model {@code name}. */
+  void model(String name, int warmupRows) {
+    this.model = name + "-";
+    this.warmupRows = warmupRows;
+  }
+
+  Path file(String name) {
+    return dir.resolve(name);
   }
 
   /**
-   * TensorCache's fill of {@code dataset} on the format-2 {@code modelDir} at the job defaults, or
-   * at {@code batchTokens} unless 0; its values to {@code values} unless null.
+   * TRL's precompute at {@code batch} rows per forward; its values to {@code values} unless null.
+   */
+  Measurement trl(Path hfDir, Path dataset, int batch, Path values, long estimateBytes)
+      throws IOException, InterruptedException {
+    String tooLarge = tooLarge(estimateBytes, "TRL's logits of its largest batch");
+    if (!python.usable() || tooLarge != null) {
+      return Measurement.missing(
+          python.usable()
+              ? tooLarge
+              : "no Python with torch, transformers and TRL: " + python.reason());
+    }
+    String tag = next("trl-b" + batch);
+    List<String> args = new ArrayList<>(List.of("--hf-dir", hfDir.toString(), "--batch-size"));
+    args.addAll(List.of("" + batch, "--threads", "" + threads, "--truncation-mode", "keep_start"));
+    // the environment as a user's: the script itself sets what TRL's precompute needs
+    List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
+    return run(tag, command, dataset, ByoSize.MAX_LENGTH, values, Map.of());
+  }
+
+  /**
+   * TensorCache's fill on the format-2 {@code modelDir} at the job defaults, or at {@code
+   * batchTokens} unless 0; its values to {@code values} unless null.
    */
   Measurement fill(Path modelDir, Path dataset, int maxLength, int batchTokens, Path values)
       throws IOException, InterruptedException {
     String tag = next(batchTokens > 0 ? "fill-t" + batchTokens : "fill");
-    List<String> args = new ArrayList<>(List.of("fill"));
+    List<String> args = new ArrayList<>(List.of("fill", "--model-dir", modelDir.toString()));
     if (batchTokens > 0) {
       args.addAll(List.of("--batch-tokens", Integer.toString(batchTokens)));
     }
-    return jvm(tag, args, modelDir, dataset, maxLength, values);
+    return jvm(tag, args, dataset, maxLength, values);
   }
 
   /**
@@ -96,29 +119,86 @@ final class Runs {
     if (tooLarge != null) {
       return Measurement.missing(tooLarge);
     }
-    String tag = next("bare");
-    return jvm(tag, List.of("bare"), logitsDir, dataset, ByoSize.MAX_LENGTH, values);
+    List<String> args = List.of("bare", "--model-dir", logitsDir.toString());
+    return jvm(next("bare"), args, dataset, ByoSize.MAX_LENGTH, values);
   }
 
-  private Measurement jvm(
-      String tag, List<String> mode, Path modelDir, Path dataset, int maxLength, Path values)
+  private Measurement jvm(String tag, List<String> args, Path dataset, int maxLength, Path values)
       throws IOException, InterruptedException {
-    Path out = dir.resolve(tag + ".json");
-    List<String> args = new ArrayList<>(mode);
-    args.addAll(List.of("--model-dir", modelDir.toString(), "--dataset", dataset.toString()));
-    args.addAll(List.of("--max-length", Integer.toString(maxLength)));
-    args.addAll(List.of("--warmup-rows", Integer.toString(warmupRows)));
-    args.addAll(List.of("--work", dir.resolve(tag).toString(), "--out", out.toString()));
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of("--work", file(tag).toString()));
+    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), all);
+    // as ./tensorcache sets it: libtorch's idle OpenMP threads sleep instead of spinning
+    return run(tag, command, dataset, maxLength, values, Map.of("OMP_WAIT_POLICY", "PASSIVE"));
+  }
+
+  /**
+   * Runs {@code command} on {@code dataset} with the options both kinds of measurement take; its
+   * figures from the result it wrote to {@code tag.json}, with the machine's load when it started.
+   */
+  @SuppressWarnings("unchecked")
+  private Measurement run(
+      String tag,
+      List<String> command,
+      Path dataset,
+      int maxLength,
+      Path values,
+      Map<String, String> env)
+      throws IOException, InterruptedException {
+    Path out = file(tag + ".json");
+    Path log = file(tag + ".log");
+    List<String> c = new ArrayList<>(command);
+    c.addAll(List.of("--dataset", dataset.toString(), "--max-length", "" + maxLength));
+    c.addAll(List.of("--warmup-rows", "" + warmupRows, "--out", out.toString()));
     if (values != null) {
-      args.addAll(List.of("--values", values.toString()));
+      c.addAll(List.of("--values", values.toString()));
     }
     String load = ProcMemory.loadAverage();
-    // as ./tensorcache sets it: libtorch's idle OpenMP threads sleep instead of spinning
-    Map<String, String> env = Map.of("OMP_WAIT_POLICY", "PASSIVE");
-    return Measurement.ofJvm(
-            ChildRun.run(
-                ChildRun.jvm(jvmOptions, args), env, out, dir.resolve(tag + ".log"), TIMEOUT_S))
-        .withLoad(load);
+    Files.deleteIfExists(out);
+    OptionalInt exit = ChildProcess.run(c, env, log, Duration.ofSeconds(TIMEOUT_S));
+    if (exit.isEmpty()) {
+      return Measurement.missing("did not finish within " + TIMEOUT_S + " s (log " + log + ")");
+    }
+    JsonNode r = null;
+    try {
+      r = JSON.readTree(out.toFile());
+    } catch (IOException e) {
+      // none, or cut short: said below
+    }
+    if (exit.getAsInt() != 0 || r == null || !r.path("ok").asBoolean(false)) {
+      String why =
+          r != null && r.hasNonNull("error")
+              ? r.get("error").asText()
+              : "exit code " + exit.getAsInt() + " (killed for memory?) without a result";
+      return Measurement.missing(why + " (log " + log + "):\n" + tail(log));
+    }
+    // bench_trl.py's result has its own layout; ByoChild's holds the figures as they are
+    Map<String, Object> all = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
+    Map<String, Object> f = new LinkedHashMap<>(all);
+    f.remove("ok");
+    f.put("load_average_at_start", load);
+    return new Measurement(null, f);
+  }
+
+  /** The figures of {@code scripts/bench_trl.py}'s result. */
+  private static Map<String, Object> trlFigures(JsonNode r) {
+    JsonNode m = r.path("memory");
+    JsonNode v = r.path("versions");
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("peak_rss_mib", ProcMemory.mib(m.path("peak_rss_bytes").asLong(-1)));
+    f.put("rss_before_timed_mib", ProcMemory.mib(m.path("rss_before_bytes").asLong(-1)));
+    for (String k : TRL_FIGURES.split(" ")) {
+      f.put(k, JSON.convertValue(r.get(k), Object.class));
+    }
+    f.put("forward_seconds", r.path("phases").path("forward_seconds").asDouble());
+    f.put(
+        "versions",
+        String.format(
+            "torch %s, transformers %s, trl %s",
+            v.path("torch").asText(), v.path("transformers").asText(), v.path("trl").asText()));
+    f.put(
+        "precompute_peak_rss_mib", ProcMemory.mib(m.path("precompute_peak_rss_bytes").asLong(-1)));
+    return f;
   }
 
   /** Why a process needing {@code bytes} beyond its baseline is not started, or null. */
@@ -134,22 +214,17 @@ final class Runs {
         what, ProcMemory.mib(need), MEMORY_SHARE * 100, ProcMemory.mib(available));
   }
 
-  /**
-   * Names the files of the measurements that follow after {@code name} (the model's); each warms up
-   * on its first {@code warmupRows} rows.
-   */
-  void model(String name, int warmupRows) {
-    this.model = name + "-";
-    this.warmupRows = warmupRows;
-  }
-
   /** A numbered name, so that the files of every measurement stay apart. */
   private String next(String name) {
     return String.format("%02d-%s%s", ++count, model, name);
   }
 
-  /** Where the files of the measurement named {@code name} go. */
-  Path file(String name) {
-    return dir.resolve(name);
+  private static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
   }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** The best batch, medians, ratios and what is left out of one model's measurements. */
 class ModelRunTest {
   private static Measurement rate(double examplesPerS, long peak) {
-    return new Measurement(true, null, examplesPerS, 1, peak, peak, -1, Map.of());
+    return new Measurement(null, Map.of("examples_per_s", examplesPerS, "peak_rss_mib", peak));
   }
 
   private static ModelRun run() {
