@@ -13,6 +13,7 @@ import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Table;
 import org.tensorcache.launch.ClusterFill;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Table;
 import org.tensorcache.model.data.Example;
@@ -54,6 +55,7 @@ final class DpoBench {
                   examples.add(Example.as(PreferenceExample.class, data.get(indices[i]), "dpo"));
                 }
               },
+              Rounds.NOTHING,
               i -> {
                 Batch values = client.lookup(cacheId, indices);
                 withCache.step(

@@ -6,6 +6,7 @@ import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Table;
 
@@ -65,6 +66,7 @@ final class LookupBench {
                   indices[i] = random.nextInt(n);
                 }
               },
+              Rounds.NOTHING,
               i -> batch[0] = client.lookup(cacheId, indices),
               i -> {
                 for (int j = 0; j < b; j++) {

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Table;
 import org.tensorcache.model.data.ExampleSet;
@@ -41,14 +42,15 @@ final class RunnerBench {
         List<PreferenceExample> batch = examples.subList(0, n);
         ReferenceLogprobRunner runner = new ReferenceLogprobRunner(lm, mb, 512);
         runner.run(batch.subList(0, Math.min(n, 4 * mb))); // warm-up
-        long[] nanos = Rounds.time(0, 0, repeats, 1, i -> {}, i -> runner.run(batch)).nanos()[0];
+        Rounds t =
+            Rounds.time(0, 0, repeats, 1, Rounds.NOTHING, Rounds.NOTHING, i -> runner.run(batch));
         table.row(
             mb,
             n,
             repeats,
-            Math.round(n / (nanos[repeats / 2] / 1e9)),
-            Math.round(n / (nanos[repeats - 1] / 1e9)),
-            Math.round(n / (nanos[0] / 1e9)));
+            Math.round(n / (t.at(0, 0.5) / 1e9)),
+            Math.round(n / (t.at(0, 1) / 1e9)),
+            Math.round(n / (t.at(0, 0) / 1e9)));
       }
     }
     Files.deleteIfExists(file);

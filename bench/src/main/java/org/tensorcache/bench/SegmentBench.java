@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Table;
 import org.tensorcache.fields.FieldSpec;
@@ -111,6 +112,7 @@ final class SegmentBench {
               Files.createDirectories(safe);
               store[0] = SegmentStore.open(dir.resolve("segments"), spec, fp);
             },
+            Rounds.NOTHING,
             r -> store[0].write(blocks.get(r)),
             r -> writeFsync(raw.resolve("f" + r), bytes),
             r -> AtomicFiles.write(safe.resolve("f" + r), ch -> ch.write(ByteBuffer.wrap(bytes))),

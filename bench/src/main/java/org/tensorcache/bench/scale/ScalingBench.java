@@ -10,6 +10,7 @@ import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.fixture.SyntheticRunner;
 import org.tensorcache.bench.report.Table;
@@ -128,7 +129,7 @@ final class ScalingBench {
    * dropping a gather. Timings of lookup, array and lookupInto.
    */
   private static Timings[] lookups(
-      TensorCacheClient client, String cacheId, int n, int rounds, long[] wrong) {
+      TensorCacheClient client, String cacheId, int n, int rounds, long[] wrong) throws Exception {
     float[][] values = new float[2][n];
     for (int i = 0; i < n; i++) {
       values[0][i] = SyntheticRunner.value(ScaleCaches.SEED, 0, i);
@@ -140,33 +141,35 @@ final class ScalingBench {
     float[][] gathered = new float[2][BATCH];
     float[][] into = new float[2][BATCH];
     Batch[] batch = new Batch[1];
-    return Timings.rounds(
-        rounds / 4,
-        0,
-        rounds,
-        r -> {
-          for (int i = 0; i < BATCH; i++) {
-            indices[i] = random.nextInt(n);
-            other[i] = random.nextInt(n);
-          }
-        },
-        r -> {
-          for (int f = 0; f < 2; f++) {
-            float[] looked = batch[0].floats(f == 0 ? "chosen_logp" : "rejected_logp");
-            for (int i = 0; i < BATCH; i++) {
-              wrong[0] += bits(looked[i]) != bits(gathered[f][i]) ? 1 : 0;
-              wrong[0] += bits(into[f][i]) != bits(values[f][(int) other[i]]) ? 1 : 0;
-            }
-          }
-        },
-        () -> batch[0] = client.lookup(cacheId, indices),
-        () -> {
-          for (int i = 0; i < BATCH; i++) {
-            gathered[0][i] = values[0][(int) indices[i]];
-            gathered[1][i] = values[1][(int) indices[i]];
-          }
-        },
-        () -> client.lookupInto(cacheId, other, into));
+    return Timings.of(
+        Rounds.time(
+            rounds / 4,
+            0,
+            rounds,
+            1,
+            r -> {
+              for (int i = 0; i < BATCH; i++) {
+                indices[i] = random.nextInt(n);
+                other[i] = random.nextInt(n);
+              }
+            },
+            r -> {
+              for (int f = 0; f < 2; f++) {
+                float[] looked = batch[0].floats(f == 0 ? "chosen_logp" : "rejected_logp");
+                for (int i = 0; i < BATCH; i++) {
+                  wrong[0] += bits(looked[i]) != bits(gathered[f][i]) ? 1 : 0;
+                  wrong[0] += bits(into[f][i]) != bits(values[f][(int) other[i]]) ? 1 : 0;
+                }
+              }
+            },
+            i -> batch[0] = client.lookup(cacheId, indices),
+            k -> {
+              for (int i = 0; i < BATCH; i++) {
+                gathered[0][i] = values[0][(int) indices[i]];
+                gathered[1][i] = values[1][(int) indices[i]];
+              }
+            },
+            i -> client.lookupInto(cacheId, other, into)));
   }
 
   private static int bits(float f) {

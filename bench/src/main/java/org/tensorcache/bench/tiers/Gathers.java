@@ -10,6 +10,7 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.tiers.TrainerLoop.Hits;
 import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.TierStats;
@@ -29,7 +30,8 @@ public final class Gathers {
 
   /** Random batches after at least the warm-up time. */
   public static Random random(
-      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, TierConfig c) {
+      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, TierConfig c)
+      throws Exception {
     HotTier hot = node.hot(0);
     TensorCacheClient client = node.client(0);
     SplittableRandom random = new SplittableRandom(11);
@@ -37,18 +39,20 @@ public final class Gathers {
     Object[] out = Batch.newValues(cache.spec(), c.batch());
     TierStats.Snapshot[] before = new TierStats.Snapshot[1];
     Timings t =
-        Timings.rounds(
-            1,
-            c.warmUpNanos(),
-            c.randomRounds(),
-            r -> {
-              before[0] = r == 0 ? hot.stats(cache.cacheId()).snapshot() : before[0];
-              for (int i = 0; i < indices.length; i++) {
-                indices[i] = random.nextInt(c.examples());
-              }
-            },
-            r -> reference.check("random lookup", indices, (short[]) out[0]),
-            () -> client.lookupInto(cache.cacheId(), indices, out))[0];
+        Timings.of(
+            Rounds.time(
+                1,
+                c.warmUpNanos(),
+                c.randomRounds(),
+                1,
+                r -> {
+                  before[0] = r == 0 ? hot.stats(cache.cacheId()).snapshot() : before[0];
+                  for (int i = 0; i < indices.length; i++) {
+                    indices[i] = random.nextInt(c.examples());
+                  }
+                },
+                r -> reference.check("random lookup", indices, (short[]) out[0]),
+                i -> client.lookupInto(cache.cacheId(), indices, out)))[0];
     Hits hits = Hits.between(before[0], hot.stats(cache.cacheId()).snapshot());
     return new Random(t, hits, hot.peakBytesHeld(), hot.budgetBytes());
   }
@@ -62,23 +66,26 @@ public final class Gathers {
       CacheDefinition cache,
       PlainArray reference,
       List<long[]> order,
-      TierConfig c) {
+      TierConfig c)
+      throws Exception {
     Object[] out = Batch.newValues(cache.spec(), order.get(0).length);
     short[] plain = new short[((short[]) out[0]).length];
     long[][] indices = new long[1][];
     int[] next = {0};
     TensorCacheClient client = node.client(0);
-    return Timings.rounds(
-        order.size(),
-        c.warmUpNanos(),
-        order.size(),
-        r -> indices[0] = order.get(next[0]++ % order.size()),
-        r -> {
-          reference.check("trainer-order lookup", indices[0], (short[]) out[0]);
-          reference.check("plain array gather", indices[0], plain);
-        },
-        () -> client.lookupInto(cache.cacheId(), indices[0], out),
-        () -> reference.gather(indices[0], plain));
+    return Timings.of(
+        Rounds.time(
+            order.size(),
+            c.warmUpNanos(),
+            order.size(),
+            1,
+            r -> indices[0] = order.get(next[0]++ % order.size()),
+            r -> {
+              reference.check("trainer-order lookup", indices[0], (short[]) out[0]);
+              reference.check("plain array gather", indices[0], plain);
+            },
+            i -> client.lookupInto(cache.cacheId(), indices[0], out),
+            i -> reference.gather(indices[0], plain)));
   }
 
   /**

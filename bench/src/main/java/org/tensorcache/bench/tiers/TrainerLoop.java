@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntConsumer;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.client.SessionClient;
 import org.tensorcache.actors.client.TensorCacheClient;
@@ -17,6 +16,7 @@ import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.session.Sampler;
 import org.tensorcache.actors.session.TrainerSession;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.store.tier.TierStats;
 
@@ -98,19 +98,21 @@ public final class TrainerLoop {
 
   /** The session {@code run}'s steps over {@code cache}, then the data path's. */
   public static Loops run(
-      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c) {
+      EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c)
+      throws Exception {
     String cacheId = cache.cacheId();
     TrainerLoop s = new TrainerLoop(node, cacheId, reference, c);
     SessionClient session = node.client(0).session(cacheId, run, 0, 1, 7, c.batch());
-    Result next = s.time(TrainerSession.entityId(run, 0), r -> {}, () -> s.batch = session.next());
+    Result next =
+        s.time(TrainerSession.entityId(run, 0), Rounds.NOTHING, i -> s.batch = session.next());
     TrainerLoop p = new TrainerLoop(node, cacheId, reference, c);
     String id = run + "-data-path";
     Sampler sampler = Sampler.of(cache.spec().n(), 9, c.batch(), 1);
     LocalLookup local = node.lookup(0);
     TensorCacheClient client = node.client(0);
     local.prefetch(id, cacheId, sampler, 0, 0); // as a session's open does
-    Runnable step =
-        () -> {
+    Rounds.Step step =
+        i -> {
           local.prefetch(id, cacheId, sampler, 0, p.step + 1);
           Object[] ahead = local.takePrefetched(id, p.step, p.indices);
           p.values =
@@ -127,33 +129,35 @@ public final class TrainerLoop {
    * stops keeps them reserved until idle for a minute, leaving the next measurement on the node a
    * smaller budget. A take with other indices than the step's releases its rows unserved.
    */
-  private Result time(String id, IntConsumer before, Runnable call) {
+  private Result time(String id, Rounds.Step before, Rounds.Step call) throws Exception {
     var hot = node.hot(0);
     Timings t =
-        Timings.rounds(
-            c.warmsUp() ? MIN_WARM_UP_STEPS : 1,
-            c.warmUpNanos(),
-            c.timedSteps(),
-            r -> {
-              if (step > 0) {
-                LockSupport.parkNanos(c.trainNanos());
-              }
-              before.accept(r);
-            },
-            r -> {
-              if (batch != null) { // a session's step
-                indices = batch.indices();
-                values = batch.values().shorts("features");
-              }
-              reference.check(id + " step " + step, indices, values);
-              if (++step == 1) {
-                afterFirst = hot.stats(cacheId).snapshot();
-              }
-              if (r >= 0) {
-                timed.add(indices);
-              }
-            },
-            call)[0];
+        Timings.of(
+            Rounds.time(
+                c.warmsUp() ? MIN_WARM_UP_STEPS : 1,
+                c.warmUpNanos(),
+                c.timedSteps(),
+                1,
+                r -> {
+                  if (step > 0) {
+                    LockSupport.parkNanos(c.trainNanos());
+                  }
+                  before.run(r);
+                },
+                r -> {
+                  if (batch != null) { // a session's step
+                    indices = batch.indices();
+                    values = batch.values().shorts("features");
+                  }
+                  reference.check(id + " step " + step, indices, values);
+                  if (++step == 1) {
+                    afterFirst = hot.stats(cacheId).snapshot();
+                  }
+                  if (r >= 0) {
+                    timed.add(indices);
+                  }
+                },
+                call))[0];
     TierStats.Snapshot end = hot.stats(cacheId).snapshot();
     long prefetches = end.prefetches() - afterFirst.prefetches();
     double lead = (double) (end.prefetchStepsSum() - afterFirst.prefetchStepsSum()) / prefetches;
