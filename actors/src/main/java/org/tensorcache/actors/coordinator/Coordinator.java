@@ -26,6 +26,7 @@ import org.tensorcache.actors.coordinator.CoordinatorState.Event;
 import org.tensorcache.actors.coordinator.CoordinatorState.FillRequested;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
+import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.serialization.KryoSerializable;
 
 /**
@@ -42,8 +43,8 @@ public final class Coordinator
   /** Fill every range of a cache that is not persisted yet. */
   public record StartFill(String cacheId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
-  /** A shard wrote the segment of its range itself (ranges replicated by reference). */
-  public record RangeWritten(String cacheId, int range) implements Command {}
+  /** A shard's report that it wrote the segment of its range itself (by reference). */
+  public record FromShard(ShardActor.RangeWritten written) implements Command {}
 
   /** Coverage and persistence of every registered cache. */
   public record GetStatus(ActorRef<Status> replyTo) implements Command {}
@@ -110,7 +111,8 @@ public final class Coordinator
         .onCommand(StartFill.class, this::onStartFill)
         .onCommand(GetStatus.class, this::onGetStatus)
         .onCommand(
-            RangeWritten.class, (s, c) -> record(s, new RangePersisted(c.cacheId(), c.range())))
+            FromShard.class,
+            (s, c) -> record(s, new RangePersisted(c.written().cacheId(), c.written().range())))
         .onCommand(FromDriver.class, this::onFromDriver)
         .build();
   }

@@ -19,7 +19,7 @@ public final class ShardReports {
     return system.systemActorOf(
         Behaviors.receiveMessage(
             (ShardActor.RangeWritten w) -> {
-              coordinator.tell(new Coordinator.RangeWritten(w.cacheId(), w.range()));
+              coordinator.tell(new Coordinator.FromShard(w));
               return Behaviors.same();
             }),
         "tensorcache-shard-reports",

@@ -54,8 +54,11 @@ public final class ShardActor {
    */
   public record Computed(long[] indices, Object[] values) implements KryoSerializable {}
 
-  /** What a shard reports once it has written its range's segment itself (by reference). */
-  public record RangeWritten(String cacheId, int range) {}
+  /**
+   * What a shard reports once it has written its range's segment itself (by reference); the
+   * coordinator records the range persisted.
+   */
+  public record RangeWritten(String cacheId, int range) implements KryoSerializable {}
 
   private interface Internal extends Command {}
 
