@@ -24,8 +24,7 @@ final class MicroReport {
   /** Score and error in ns, by {@code method param}. */
   private final Map<String, double[]> scores = new HashMap<>();
 
-  /** Where the charts go. */
-  private final Path dir;
+  private final Path dir; // where the charts go
 
   MicroReport(Collection<RunResult> runs, Path dir) {
     this.dir = dir;
@@ -164,9 +163,7 @@ final class MicroReport {
       return json(key + "_error", p -> score(method, p)[1]);
     }
 
-    /**
-     * Writes a chart of the scores so far, per row a bar {@code label + param}, over {@code unit}.
-     */
+    /** Charts the scores so far: per row a bar {@code label + param}, over {@code unit}. */
     Rows chart(String png, String title, String yAxis, String label, ToDoubleFunction<String> unit)
         throws IOException {
       Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
