@@ -1,7 +1,10 @@
 package org.tensorcache.bench.micro;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +18,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentFile;
+import org.tensorcache.store.spec.CacheSpec;
+import org.tensorcache.store.spec.Fingerprint;
 
 /**
  * Runs the JMH micro benchmarks ({@link MicroBenchmarks}); prints their tables and writes {@code
@@ -36,7 +43,7 @@ public final class MicroBench {
   public static Map<String, Object> run(Path resultsDir, RunSize size) throws Exception {
     long started = System.nanoTime();
     // checked before timing anything: equal bytes to the product's files, lossless round trips
-    Map<String, Integer> segmentBytes = SegmentBytes.checkedSizes(SEGMENT_LAYOUTS);
+    Map<String, Integer> segmentBytes = checkedSegmentSizes();
     Map<String, Map<String, Object>> replyBytes = ReplyCodecs.checkedSizes(BATCHES);
 
     // 24 benchmarks, each in a fresh JVM of about a second of start-up (three also start an
@@ -79,7 +86,7 @@ public final class MicroBench {
           "JMH found no benchmarks: META-INF/BenchmarkList is missing from the class path "
               + System.getProperty("java.class.path"));
     }
-    MicroReport report = new MicroReport(runs);
+    MicroReport report = new MicroReport(runs, resultsDir);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", "micro");
     results.put("when", Instant.now().toString());
@@ -92,7 +99,38 @@ public final class MicroBench {
     results.put("reply_serializers", replyBytes.get("serializers"));
     results.put("wall_s", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
     Results.write(resultsDir.resolve("micro.json"), results);
-    report.charts(resultsDir);
     return results;
+  }
+
+  /**
+   * Bytes of the segment of each layout, after checking that {@link SegmentFile#encode} gives the
+   * bytes of the file {@link SegmentFile#write} writes and that both read back as the block.
+   */
+  private static Map<String, Integer> checkedSegmentSizes() throws IOException {
+    Map<String, Integer> sizes = new LinkedHashMap<>();
+    Path dir = Files.createTempDirectory("micro-segments");
+    try {
+      for (String layout : SEGMENT_LAYOUTS) {
+        CacheSpec spec = Fixtures.spec(layout);
+        Fingerprint fp = Fixtures.fingerprint(spec);
+        Block block = Fixtures.full(spec, 1);
+        Path file = dir.resolve(layout + ".safetensors");
+        SegmentFile.write(file, block, fp);
+        byte[] memory = SegmentFile.encode(block, fp);
+        if (!Arrays.equals(memory, Files.readAllBytes(file))) {
+          throw new IllegalStateException(
+              "in-memory segment of " + layout + " differs from SegmentFile.write's bytes");
+        }
+        if (!SegmentFile.read(file, spec, fp, 0).equals(block)
+            || !SegmentFile.decode(memory, spec, fp, 0).equals(block)) {
+          throw new IllegalStateException("segment of " + layout + " does not read back");
+        }
+        Files.delete(file);
+        sizes.put(layout, memory.length);
+      }
+    } finally {
+      Files.deleteIfExists(dir);
+    }
+    return sizes;
   }
 }

@@ -12,6 +12,7 @@ import org.openjdk.jmh.infra.Blackhole;
 import org.tensorcache.actors.lookup.LookupActor;
 import org.tensorcache.actors.shard.ShardActor;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentFile;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
@@ -66,7 +67,7 @@ public class MicroBenchmarks {
       spec = Fixtures.spec(layout);
       fingerprint = Fixtures.fingerprint(spec);
       block = Fixtures.full(spec, 1);
-      encoded = SegmentBytes.encode(block, fingerprint);
+      encoded = SegmentFile.encode(block, fingerprint);
       copy = new byte[encoded.length];
     }
   }
@@ -133,13 +134,13 @@ public class MicroBenchmarks {
   /** The CPU side of a segment write: header JSON, float conversion, CRC32C. */
   @Benchmark
   public byte[] encode(Segment s) throws IOException {
-    return SegmentBytes.encode(s.block, s.fingerprint);
+    return SegmentFile.encode(s.block, s.fingerprint);
   }
 
   /** The CPU side of a segment read, with every check of the strict reader. */
   @Benchmark
   public Block decode(Segment s) throws IOException {
-    return SegmentBytes.decode(s.encoded, s.spec, s.fingerprint);
+    return SegmentFile.decode(s.encoded, s.spec, s.fingerprint, 0);
   }
 
   /** The reference: the segment's bytes copied once, nothing checked. */

@@ -24,12 +24,10 @@ final class MicroReport {
   /** Score and error in ns, by {@code method param}. */
   private final Map<String, double[]> scores = new HashMap<>();
 
-  private final List<Chart> charts = new ArrayList<>();
+  private final Path dir; // where the charts go
 
-  private record Chart(
-      String png, String title, String yAxis, Map<String, Map<String, Double>> series) {}
-
-  MicroReport(Collection<RunResult> runs) {
+  MicroReport(Collection<RunResult> runs, Path dir) {
+    this.dir = dir;
     for (RunResult run : runs) {
       BenchmarkParams params = run.getParams();
       String key = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
@@ -41,7 +39,7 @@ final class MicroReport {
     }
   }
 
-  List<Map<String, Object>> merge(List<String> layouts) {
+  List<Map<String, Object>> merge(List<String> layouts) throws IOException {
     ToDoubleFunction<String> bytes = p -> 4.0 * Fixtures.floats(p); // one block's values
     return new Rows("block merge (element-wise MAX, both blocks complete), per merge", layouts)
         .col("layout", "layout", "%-14s", p -> p)
@@ -67,7 +65,8 @@ final class MicroReport {
         .print();
   }
 
-  List<Map<String, Object>> segments(List<String> layouts, Map<String, Integer> bytes) {
+  List<Map<String, Object>> segments(List<String> layouts, Map<String, Integer> bytes)
+      throws IOException {
     ToDoubleFunction<String> size = bytes::get;
     return new Rows("segment encode / strict decode in memory, next to a raw copy", layouts)
         .col("layout", "layout", "%-14s", p -> p)
@@ -89,7 +88,8 @@ final class MicroReport {
         .print();
   }
 
-  List<Map<String, Object>> replies(List<String> batches, Map<String, Map<String, Object>> bytes) {
+  List<Map<String, Object>> replies(List<String> batches, Map<String, Map<String, Object>> bytes)
+      throws IOException {
     return new Rows("lookup reply, 2 float fields, serialize + deserialize per message", batches)
         .col("batch", "B", "%6d", Integer::valueOf)
         .scored("kryo_ns", "kryo ns", "%10.0f", "kryo", "Kryo (project setup)")
@@ -110,13 +110,6 @@ final class MicroReport {
             "B=",
             Double::parseDouble)
         .print();
-  }
-
-  /** Writes the charts of the tables printed. */
-  void charts(Path dir) throws IOException {
-    for (Chart c : charts) {
-      Charts.bars(dir.resolve(c.png()), c.title(), c.yAxis(), c.series());
-    }
   }
 
   private double[] score(String method, String param) {
@@ -160,9 +153,7 @@ final class MicroReport {
     }
 
     Rows json(String key, Function<String, Object> cell) {
-      table.json(key);
-      cells.add(cell);
-      return this;
+      return col(key, key, null, cell);
     }
 
     /** A JMH score's column, its error's in the JSON only (NaN, so none, where JMH gave none). */
@@ -172,9 +163,9 @@ final class MicroReport {
       return json(key + "_error", p -> score(method, p)[1]);
     }
 
-    /** A chart of the scores so far, per row a bar {@code label + param}, over {@code unit}. */
-    Rows chart(
-        String png, String title, String yAxis, String label, ToDoubleFunction<String> unit) {
+    /** Charts the scores so far: per row a bar {@code label + param}, over {@code unit}. */
+    Rows chart(String png, String title, String yAxis, String label, ToDoubleFunction<String> unit)
+        throws IOException {
       Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
       series.forEach(
           (method, name) -> {
@@ -184,7 +175,7 @@ final class MicroReport {
             }
             bars.put(name, perParam);
           });
-      charts.add(new Chart(png, title, yAxis, bars));
+      Charts.bars(dir.resolve(png), title, yAxis, bars);
       return this;
     }
 

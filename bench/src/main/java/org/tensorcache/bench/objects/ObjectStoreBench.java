@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.report.Stats;
@@ -44,7 +45,6 @@ public final class ObjectStoreBench {
 
   private ObjectStoreBench() {}
 
-  /** Runs the part and writes {@code objects.json} into {@code resultsDir}. */
   public static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     int files = size.pick(64, 32, 4);
     int rounds = size.pick(5, 3, 1);
@@ -87,16 +87,16 @@ public final class ObjectStoreBench {
         Segments local = SegmentStore.open(dir.resolve("local-" + tag), spec, fp);
         Segments objects = storage.segments(location, dir.resolve("copies-" + tag), spec, fp);
         Segments reader = storage.segments(location, dir.resolve("reader-" + tag), spec, fp);
-        Map<String, Step> steps = new LinkedHashMap<>();
-        steps.put("local_segment_write", () -> writeAll(local, blocks));
-        steps.put("object_segment_write", () -> writeAll(objects, blocks));
-        steps.put("plain_put_same_bytes", () -> putAll(plain, tag, sample, files));
-        steps.put("local_segment_read", () -> readAll(local, files));
-        steps.put("object_segment_read", () -> readAll(reader, files));
-        steps.put("plain_get_same_bytes", () -> getAll(plain, tag, files));
+        Map<String, Rounds.Step> steps = new LinkedHashMap<>();
+        steps.put("local_segment_write", i -> writeAll(local, blocks));
+        steps.put("object_segment_write", i -> writeAll(objects, blocks));
+        steps.put("plain_put_same_bytes", i -> putAll(plain, tag, sample, files));
+        steps.put("local_segment_read", i -> readAll(local, files));
+        steps.put("object_segment_read", i -> readAll(reader, files));
+        steps.put("plain_get_same_bytes", i -> getAll(plain, tag, files));
         for (var step : steps.entrySet()) {
           long t0 = System.nanoTime();
-          step.getValue().run();
+          step.getValue().run(round);
           t.computeIfAbsent(step.getKey(), k -> new double[rounds])[round] = System.nanoTime() - t0;
         }
       }
@@ -122,17 +122,12 @@ public final class ObjectStoreBench {
             + " a segment write there is a conditional create (If-None-Match) of a checked file,"
             + " a read a download into a verified local copy; plain_*: the same bytes as plain"
             + " objects, unchecked");
-    Map<String, Object> results = new LinkedHashMap<>();
-    results.put("benchmark", "objects");
+    Map<String, Object> results = new LinkedHashMap<>(Map.of("benchmark", "objects"));
     results.put("when", Instant.now().toString());
     results.put("machine", Results.machine());
     results.put("size", size.label());
     results.put("objects", row);
     Results.write(resultsDir.resolve("objects.json"), results);
-  }
-
-  private interface Step {
-    void run() throws IOException;
   }
 
   private static void writeAll(Segments store, List<Block> blocks) throws IOException {
@@ -149,7 +144,6 @@ public final class ObjectStoreBench {
     }
   }
 
-  /** Uploads {@code file} {@code n} times under {@code prefix}. */
   private static void putAll(S3Client client, String prefix, Path file, int n) {
     for (int i = 0; i < n; i++) {
       String key = "plain/" + prefix + "/" + i;

@@ -45,7 +45,6 @@ final class MemoryMeasure {
   private static final String IDLE =
       "pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout";
 
-  /** The smallest warm-up cache: 32 ranges. */
   private static final int MIN_WARM_UP_N = 32 * ScaleCaches.RANGE_SIZE;
 
   /** NMT categories of running code rather than holding data: compiled code, classes, JIT. */

@@ -22,7 +22,6 @@ public final class ScaleCaches {
   /** Whole ranges per forward pass: the synthetic runner costs nothing per call. */
   static final int MICRO_BATCH = RANGE_SIZE;
 
-  /** Seed of the synthetic runner's values. */
   public static final long SEED = 11;
 
   private ScaleCaches() {}

@@ -15,7 +15,14 @@ import org.tensorcache.fields.FieldArrays;
 public final class DataRegionWriter {
   private static final int BUFFER_BYTES = 1 << 20;
 
-  private final FileChannel channel;
+  /** Where the bytes go: a positional write, as {@link FileChannel#write(ByteBuffer, long)}. */
+  @FunctionalInterface
+  public interface Target {
+    /** Writes some of {@code src} at byte {@code position}; the count written. */
+    int write(ByteBuffer src, long position) throws IOException;
+  }
+
+  private final Target target;
   private final ByteBuffer buffer;
   private final CRC32C crc = new CRC32C();
   private long position;
@@ -25,7 +32,12 @@ public final class DataRegionWriter {
    * buffer is no larger than the data, so small segments do not pay for a large allocation.
    */
   public DataRegionWriter(FileChannel channel, long position, long length) {
-    this.channel = channel;
+    this(channel::write, position, length);
+  }
+
+  /** Like {@link #DataRegionWriter(FileChannel, long, long)}, to {@code target}. */
+  public DataRegionWriter(Target target, long position, long length) {
+    this.target = target;
     this.position = position;
     int capacity = (int) Math.max(Float.BYTES, Math.min(BUFFER_BYTES, length));
     this.buffer = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
@@ -103,7 +115,7 @@ public final class DataRegionWriter {
     buffer.flip();
     crc.update(buffer.duplicate());
     while (buffer.hasRemaining()) {
-      int n = channel.write(buffer, position);
+      int n = target.write(buffer, position);
       position += n;
     }
     buffer.clear();

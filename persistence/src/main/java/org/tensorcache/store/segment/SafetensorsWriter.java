@@ -41,14 +41,45 @@ public final class SafetensorsWriter {
   public static void writeTo(
       FileChannel ch, List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data)
       throws IOException {
-    Map<String, String> meta = new LinkedHashMap<>(metadata);
-    meta.put("crc32c", crcHex(0));
-    int headerLength = SafetensorsJson.encode(tensors, meta).length;
-    var out = new DataRegionWriter(ch, 8L + headerLength, TensorInfo.dataLength(tensors));
+    writeTo(ch::write, tensors, metadata, data);
+  }
+
+  /** The same bytes as {@link #writeFile}, in memory. */
+  public static byte[] encode(
+      List<TensorInfo> tensors, Map<String, String> metadata, DataWriter data) throws IOException {
+    long size = 8L + headerLength(tensors, metadata) + TensorInfo.dataLength(tensors);
+    byte[] bytes = new byte[Math.toIntExact(size)];
+    DataRegionWriter.Target into =
+        (src, position) -> {
+          int n = src.remaining();
+          src.get(bytes, Math.toIntExact(position), n);
+          return n;
+        };
+    writeTo(into, tensors, metadata, data);
+    return bytes;
+  }
+
+  private static void writeTo(
+      DataRegionWriter.Target to,
+      List<TensorInfo> tensors,
+      Map<String, String> metadata,
+      DataWriter data)
+      throws IOException {
+    var out =
+        new DataRegionWriter(
+            to, 8L + headerLength(tensors, metadata), TensorInfo.dataLength(tensors));
     data.write(out);
     out.flush();
+    Map<String, String> meta = new LinkedHashMap<>(metadata);
     meta.put("crc32c", crcHex(out.crc32c()));
-    writePrefixAndHeader(ch, SafetensorsJson.encode(tensors, meta));
+    writePrefixAndHeader(to, SafetensorsJson.encode(tensors, meta));
+  }
+
+  /** The header's length, known before the data: the CRC is fixed-width hex. */
+  private static int headerLength(List<TensorInfo> tensors, Map<String, String> metadata) {
+    Map<String, String> meta = new LinkedHashMap<>(metadata);
+    meta.put("crc32c", crcHex(0));
+    return SafetensorsJson.encode(tensors, meta).length;
   }
 
   /** A CRC32C as 8 lowercase hex digits, the form of the {@code crc32c} metadata value. */
@@ -57,12 +88,13 @@ public final class SafetensorsWriter {
   }
 
   /** Writes the length prefix and {@code header} at the start of the file. */
-  private static void writePrefixAndHeader(FileChannel ch, byte[] header) throws IOException {
+  private static void writePrefixAndHeader(DataRegionWriter.Target to, byte[] header)
+      throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(8 + header.length).order(ByteOrder.LITTLE_ENDIAN);
     buf.putLong(header.length).put(header).flip();
     long pos = 0;
     while (buf.hasRemaining()) {
-      pos += ch.write(buf, pos);
+      pos += to.write(buf, pos);
     }
   }
 }

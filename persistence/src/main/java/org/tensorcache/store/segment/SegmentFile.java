@@ -50,30 +50,42 @@ public final class SegmentFile {
   /** Writes the segment's bytes to {@code ch} from position 0 (no fsync, no rename). */
   public static void writeTo(FileChannel ch, Block block, Fingerprint fingerprint)
       throws IOException {
+    fingerprint.checkBelongsTo(block.spec());
+    SafetensorsWriter.writeTo(ch, tensors(block), metadata(fingerprint, block), data(block));
+  }
+
+  /** The segment's bytes, in memory: what {@link #write} puts in the file. */
+  public static byte[] encode(Block block, Fingerprint fingerprint) throws IOException {
+    fingerprint.checkBelongsTo(block.spec());
+    return SafetensorsWriter.encode(tensors(block), metadata(fingerprint, block), data(block));
+  }
+
+  private static List<TensorInfo> tensors(Block block) {
+    return tensors(block.spec(), block.range());
+  }
+
+  private static Map<String, String> metadata(Fingerprint fingerprint, Block block) {
+    return metadata(fingerprint, block.spec(), block.range(), block.presentCount());
+  }
+
+  /** The data region of {@code block}: its fields' values in spec order, then presence bits. */
+  private static SafetensorsWriter.DataWriter data(Block block) {
     CacheSpec spec = block.spec();
-    fingerprint.checkBelongsTo(spec);
-    List<TensorInfo> tensors = tensors(spec, block.range());
-    Map<String, String> meta =
-        metadata(fingerprint, block.spec(), block.range(), block.presentCount());
-    SafetensorsWriter.writeTo(
-        ch,
-        tensors,
-        meta,
-        out -> {
-          for (int f = 0; f < spec.fields().size(); f++) {
-            DType t = spec.fields().get(f).dtype();
-            int elements = block.length() * spec.fields().get(f).width();
-            int chunkSize = Math.min(1 << 16, elements);
-            Object chunk = t.newArray(chunkSize);
-            for (int from = 0; from < elements; from += chunkSize) {
-              int n = Math.min(chunkSize, elements - from);
-              block.copyRawValues(f, from, chunk, 0, n);
-              out.putElements(t, chunk, 0, n);
-            }
-          }
-          byte[] packed = pack(block.presenceWords(), block.length());
-          out.putBytes(packed, 0, packed.length);
-        });
+    return out -> {
+      for (int f = 0; f < spec.fields().size(); f++) {
+        DType t = spec.fields().get(f).dtype();
+        int elements = block.length() * spec.fields().get(f).width();
+        int chunkSize = Math.min(1 << 16, elements);
+        Object chunk = t.newArray(chunkSize);
+        for (int from = 0; from < elements; from += chunkSize) {
+          int n = Math.min(chunkSize, elements - from);
+          block.copyRawValues(f, from, chunk, 0, n);
+          out.putElements(t, chunk, 0, n);
+        }
+      }
+      byte[] packed = pack(block.presenceWords(), block.length());
+      out.putBytes(packed, 0, packed.length);
+    };
   }
 
   /**
@@ -110,12 +122,34 @@ public final class SegmentFile {
   public static Block read(
       Path file, FileChannel ch, CacheSpec spec, Fingerprint expected, int range)
       throws IOException {
+    return read(file, ch, null, spec, expected, range);
+  }
+
+  /**
+   * Like {@link #read(Path, CacheSpec, Fingerprint, int)}, of a segment's bytes in memory ({@link
+   * #encode}'s), with every check.
+   */
+  public static Block decode(byte[] bytes, CacheSpec spec, Fingerprint expected, int range)
+      throws IOException {
+    return read(Path.of("in-memory segment"), null, ByteBuffer.wrap(bytes), spec, expected, range);
+  }
+
+  /** Reads from {@code ch}, or from {@code inMemory} where it is given. */
+  private static Block read(
+      Path file,
+      FileChannel ch,
+      ByteBuffer inMemory,
+      CacheSpec spec,
+      Fingerprint expected,
+      int range)
+      throws IOException {
     expected.checkBelongsTo(spec);
     int length = spec.rangeLength(range);
     try {
-      long size = ch.size();
+      long size = inMemory != null ? inMemory.remaining() : ch.size();
       // a file of a few MiB is read whole: one read where the header and data would take three
-      ByteBuffer whole = size <= WHOLE_FILE_BYTES ? readWhole(ch, (int) size) : null;
+      ByteBuffer whole =
+          inMemory != null || size > WHOLE_FILE_BYTES ? inMemory : readWhole(ch, (int) size);
       byte[] header =
           whole != null
               ? SafetensorsReader.read(file, whole)

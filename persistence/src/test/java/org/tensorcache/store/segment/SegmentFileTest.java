@@ -1,5 +1,6 @@
 package org.tensorcache.store.segment;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,6 +56,24 @@ class SegmentFileTest {
         }) {
       assertEquals(b, SegmentFile.read(written(b), SPEC, FP, b.range()));
     }
+  }
+
+  /** The in-memory codec is the file's: the same bytes, the same checks on reading. */
+  @Test
+  void encodeGivesTheFileBytesAndDecodeChecksThem() throws IOException {
+    for (Block b : new Block[] {Fixtures.block(SPEC, 1, 3, 60), Block.empty(SPEC, 2)}) {
+      byte[] bytes = SegmentFile.encode(b, FP);
+      assertArrayEquals(Files.readAllBytes(written(b)), bytes);
+      assertEquals(b, SegmentFile.decode(bytes, SPEC, FP, b.range()));
+    }
+    byte[] bytes = SegmentFile.encode(Fixtures.block(SPEC, 0, 7, 50), FP);
+    bytes[bytes.length - 1] ^= 0x01;
+    var e =
+        assertThrows(SegmentRejectedException.class, () -> SegmentFile.decode(bytes, SPEC, FP, 0));
+    assertEquals(Reason.BAD_CHECKSUM, e.reason(), e.getMessage());
+    byte[] cut = Arrays.copyOf(bytes, bytes.length - 3);
+    e = assertThrows(SegmentRejectedException.class, () -> SegmentFile.decode(cut, SPEC, FP, 0));
+    assertEquals(Reason.TRUNCATED, e.reason(), e.getMessage());
   }
 
   /** Files over a few MiB are streamed rather than read whole: the same checks hold. */
