@@ -134,24 +134,17 @@ public final class RemoteClient {
   /** Loads every example's values into the Redis server on {@code port}; returns the keys. */
   private static byte[][] loadRedis(int port, int n) {
     byte[][] keys = new byte[n][];
-    for (int i = 0; i < n; i++) {
-      keys[i] = ("tc:" + i).getBytes(StandardCharsets.US_ASCII);
-    }
     try (Jedis jedis = new Jedis("127.0.0.1", port)) {
       Pipeline pipe = jedis.pipelined();
-      for (int from = 0; from < n; from += 1_000) {
-        int to = Math.min(n, from + 1_000);
-        byte[][] keysAndValues = new byte[2 * (to - from)][];
-        for (int i = from; i < to; i++) {
-          keysAndValues[2 * (i - from)] = keys[i];
-          keysAndValues[2 * (i - from) + 1] =
-              ByteBuffer.allocate(8)
-                  .order(ByteOrder.LITTLE_ENDIAN)
-                  .putFloat(SyntheticRunner.value(ServerNode.SEED, 0, i))
-                  .putFloat(SyntheticRunner.value(ServerNode.SEED, 1, i))
-                  .array();
-        }
-        pipe.mset(keysAndValues);
+      for (int i = 0; i < n; i++) {
+        keys[i] = ("tc:" + i).getBytes(StandardCharsets.US_ASCII);
+        pipe.set(
+            keys[i],
+            ByteBuffer.allocate(8)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putFloat(SyntheticRunner.value(ServerNode.SEED, 0, i))
+                .putFloat(SyntheticRunner.value(ServerNode.SEED, 1, i))
+                .array());
       }
       pipe.sync();
       if (jedis.dbSize() != n) {
