@@ -1,5 +1,7 @@
 package org.tensorcache.bench.security;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -126,18 +128,12 @@ public final class SecurityBench {
 
   /** A second lookup port on the node, as the configured one but plain TCP without a token. */
   private static LookupEndpoint plainPort(ServerNode server) throws Exception {
-    var s = LookupEndpoint.Settings.create(server.system().settings().config());
+    Config plain =
+        ConfigFactory.parseString(
+                "tensorcache.lookup.endpoint { port = 0, tls.enabled = off, token-file = \"\" }")
+            .withFallback(server.system().settings().config());
     return LookupEndpoint.start(
-        LocalLookup.get(server.system()),
-        new LookupEndpoint.Settings(
-            s.host(),
-            0,
-            s.maxConnections(),
-            s.readTimeout(),
-            s.idleTimeout(),
-            s.handshakeTimeout(),
-            null,
-            null));
+        LocalLookup.get(server.system()), LookupEndpoint.Settings.create(plain));
   }
 
   private static double loadAverage() {
