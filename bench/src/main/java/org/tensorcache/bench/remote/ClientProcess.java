@@ -1,30 +1,25 @@
 package org.tensorcache.bench.remote;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.OptionalInt;
+import java.util.TreeMap;
 import org.tensorcache.bench.fixture.ChildProcess;
 import org.tensorcache.bench.fixture.RunSize;
 
 /**
- * A client JVM without a replica, both of its ends: started once with {@code --name value} options,
- * it is sent one command line per server on its standard input and answers each with a line {@code
- * RESULT <json>} on its standard output (its other lines are echoed). It gets the Aeron flags and
- * any {@code -Dpekko.*} or {@code -Daeron.*} given to this JVM, so that a setting tried on the
- * server applies to the client as well.
+ * A client JVM without a replica, both of its ends: started with its options as one JSON argument,
+ * it measures, writes its answer as JSON to the file its option {@code answer} names and exits. It
+ * gets the Aeron flags and any {@code -Dpekko.*} or {@code -Daeron.*} given to this JVM, so that a
+ * setting tried on the server applies to the client as well.
  */
-public final class ClientProcess implements AutoCloseable {
-  private static final String RESULT = "RESULT ";
-
+public final class ClientProcess {
   /** The Aeron flags the launcher gives a node of the aeron profile, before Aeron reads them. */
   static final Map<String, String> AERON_PROPERTIES =
       Map.of(
@@ -32,88 +27,52 @@ public final class ClientProcess implements AutoCloseable {
           "aeron.socket.so_sndbuf", "4194304",
           "aeron.rcv.initial.window.length", "4194304");
 
-  /** The client's side: answers the words of a command line. */
+  /** The client's side: measures what its options say. */
   public interface Client {
-    Object answer(String[] words) throws Exception;
+    Object measure(Map<String, String> options, RunSize size) throws Exception;
   }
 
-  /** Sets a client up from its options ({@code size} is the run's size). */
-  public interface Setup {
-    Client start(Map<String, String> options, RunSize size) throws Exception;
-  }
+  private ClientProcess() {}
 
-  private final Process process;
-  private final PrintWriter commands;
-  private final BufferedReader output;
-
-  /** Starts {@code main}, which calls {@link #serve}; stopped if still running after a limit. */
-  public ClientProcess(Class<?> main, Map<String, Object> options, RunSize size) throws Exception {
+  /**
+   * Runs {@code main}, which calls {@link #serve}, with {@code options} and returns its answer (in
+   * {@code answer}) as a {@code type}; the client is stopped if still running after a limit.
+   */
+  public static <T> T ask(
+      Class<?> main, Map<String, Object> options, Path answer, RunSize size, Class<T> type)
+      throws Exception {
     List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
-    AERON_PROPERTIES.forEach((k, v) -> jvm.add("-D" + k + "=" + v));
-    System.getProperties()
-        .forEach(
-            (k, v) -> {
-              String key = k.toString();
-              if ((key.startsWith("pekko.") || key.startsWith("aeron."))
-                  && !AERON_PROPERTIES.containsKey(key)) {
-                jvm.add("-D" + key + "=" + v);
-              }
-            });
-    List<String> args = new ArrayList<>();
-    options.forEach((k, v) -> args.addAll(List.of("--" + k, v.toString())));
-    args.addAll(List.of("--size", size.label()));
-    List<String> cmd = ChildProcess.jvm(jvm, main.getName(), args);
-    process =
-        ChildProcess.start(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT));
-    CompletableFuture.runAsync(
-        process::destroyForcibly,
-        CompletableFuture.delayedExecutor(size.pick(900, 120, 60), TimeUnit.SECONDS));
-    commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-    output =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-  }
-
-  /** Sends {@code command} and returns the client's answer as a {@code type}. */
-  public <T> T ask(String command, Class<T> type) throws Exception {
-    commands.println(command);
-    for (String line; (line = output.readLine()) != null; ) {
-      if (line.startsWith(RESULT)) {
-        return new ObjectMapper().readValue(line.substring(RESULT.length()), type);
-      }
-      System.out.println("client: " + line);
+    Map<Object, Object> properties = new TreeMap<>(System.getProperties());
+    properties.putAll(AERON_PROPERTIES);
+    properties.forEach(
+        (k, v) -> {
+          if (k.toString().startsWith("pekko.") || k.toString().startsWith("aeron.")) {
+            jvm.add("-D" + k + "=" + v);
+          }
+        });
+    Map<String, String> args = new TreeMap<>(Map.of("size", size.label(), "answer", answer + ""));
+    options.forEach((k, v) -> args.put(k, v.toString()));
+    List<String> command =
+        ChildProcess.jvm(jvm, main.getName(), List.of(new ObjectMapper().writeValueAsString(args)));
+    Duration limit = Duration.ofSeconds(size.pick(900, 120, 60));
+    OptionalInt exit = ChildProcess.run(command, Map.of(), null, limit);
+    if (exit.isEmpty() || exit.getAsInt() != 0) {
+      throw new IllegalStateException(
+          "the client failed (" + (exit.isEmpty() ? "ran over " + limit : exit) + "), see above");
     }
-    throw new IllegalStateException(
-        "the client stopped while answering '" + command + "', see its output above");
-  }
-
-  @Override
-  public void close() throws InterruptedException {
-    commands.println("exit");
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-    }
+    return new ObjectMapper().readValue(answer.toFile(), type);
   }
 
   /**
    * The client's {@code main}; exits at once when done (an aeron-udp system may leave non-daemon
    * threads behind), with 1 on a failed check or server.
    */
-  public static void serve(String[] args, Setup setup) {
+  public static void serve(String[] args, Client client) {
     try {
-      Map<String, String> options = new HashMap<>();
-      for (int i = 0; i + 1 < args.length; i += 2) {
-        if (!args[i].startsWith("--")) {
-          throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
-        }
-        options.put(args[i].substring(2), args[i + 1]);
-      }
+      Map<String, String> options = new ObjectMapper().readValue(args[0], new TypeReference<>() {});
       RunSize size = RunSize.valueOf(options.get("size").toUpperCase(Locale.ROOT));
-      Client client = setup.start(options, size);
-      var in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      for (String line; (line = in.readLine()) != null && line.startsWith("run "); ) {
-        Object answer = client.answer(line.split(" "));
-        System.out.println(RESULT + new ObjectMapper().writeValueAsString(answer));
-      }
+      Object answer = client.measure(options, size);
+      new ObjectMapper().writeValue(Path.of(options.get("answer")).toFile(), answer);
     } catch (Throwable e) {
       e.printStackTrace();
       System.exit(1);

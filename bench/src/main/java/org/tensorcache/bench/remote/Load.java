@@ -1,10 +1,7 @@
 package org.tensorcache.bench.remote;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.BiConsumer;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 import org.tensorcache.actors.client.RemoteLookupClient;
@@ -30,21 +28,17 @@ public final class Load {
   private Load() {}
 
   /** One thread's connection to the system under test. */
-  public interface Target<R> extends AutoCloseable {
-    R fetch(long[] indices) throws Exception;
-
-    /**
-     * Throws unless {@code reply} holds the values of {@code indices}; returns how many it checked.
-     */
-    int check(long[] indices, R reply);
+  public interface Target extends AutoCloseable {
+    /** Sends a request and waits for its reply; returns its check, which counts what it checked. */
+    IntSupplier fetch(long[] indices) throws Exception;
 
     @Override
     default void close() throws Exception {}
   }
 
-  /** Makes the target of one thread. */
+  /** Opens the target of one thread. */
   public interface Targets {
-    Target<?> open() throws Exception;
+    Target open() throws Exception;
   }
 
   /** A system measured by {@link #turns}, with the CPU meters its rows report. */
@@ -70,7 +64,6 @@ public final class Load {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<long[]>> counts = new ArrayList<>();
-      Histogram all = new Histogram(3);
       List<Histogram> histograms = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Histogram h = new Histogram(3);
@@ -80,6 +73,7 @@ public final class Load {
       }
       Map<String, Long> cpuBefore = sampleAt(cpu, from);
       Map<String, Long> cpuAfter = sampleAt(cpu, to);
+      Histogram all = new Histogram(3);
       long requests = 0;
       long checked = 0;
       for (int t = 0; t < threads; t++) {
@@ -147,23 +141,22 @@ public final class Load {
     return out;
   }
 
-  @SuppressWarnings("unchecked")
   private static long[] loop(
-      Target<?> opened, int n, int batch, long seed, long from, long to, Histogram h)
+      Target opened, int n, int batch, long seed, long from, long to, Histogram h)
       throws Exception {
     SplittableRandom random = new SplittableRandom(seed);
     long requests = 0;
     long checked = 0;
-    try (Target<Object> target = (Target<Object>) opened) {
+    try (Target target = opened) {
       while (true) {
         long[] indices = random.ints(batch, 0, n).asLongStream().toArray();
         long t0 = System.nanoTime();
         if (t0 >= to) {
           break;
         }
-        Object reply = target.fetch(indices);
+        IntSupplier check = target.fetch(indices);
         long t1 = System.nanoTime();
-        checked += target.check(indices, reply);
+        checked += check.getAsInt();
         if (t1 >= from && t1 <= to) { // replies that came in the measured window
           h.recordValue(t1 - t0);
           requests++;
@@ -174,47 +167,45 @@ public final class Load {
   }
 
   /**
-   * CPU time in nanoseconds of this JVM ("client") and of process {@code serverPid} ("server", from
-   * {@code /proc}, -1 where unreadable): on a busy machine latency mostly measures the scheduler,
-   * CPU time per batch what a request costs whatever else runs.
+   * CPU time in nanoseconds of this JVM ("client") and of process {@code serverPid} ("server", -1
+   * where unknown): on a busy machine latency mostly measures the scheduler, CPU time per batch
+   * what a request costs whatever else runs.
    */
   public static Map<String, LongSupplier> cpu(long serverPid) {
     var os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    Path stat = Path.of("/proc", Long.toString(serverPid), "stat");
     LongSupplier server =
-        () -> {
-          try {
-            String s = Files.readString(stat);
-            // the command name may hold spaces: the fields that follow start after its ')'
-            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L; // USER_HZ 100
-          } catch (IOException | RuntimeException e) {
-            return -1;
-          }
-        };
+        () ->
+            ProcessHandle.of(serverPid)
+                .flatMap(p -> p.info().totalCpuDuration())
+                .map(Duration::toNanos)
+                .orElse(-1L);
     return new TreeMap<>(Map.of("client", os::getProcessCpuTime, "server", server));
+  }
+
+  /** A row's client and server CPU time per batch together, NaN where it has none. */
+  public static double cpuPerBatch(Map<String, Object> row) {
+    return num(row, "cpu_us_per_batch_client") + num(row, "cpu_us_per_batch_server");
+  }
+
+  /** A row's figure, NaN where it has none. */
+  public static double num(Map<String, Object> row, String key) {
+    return row.get(key) instanceof Number v ? v.doubleValue() : Double.NaN;
   }
 
   /**
    * A target that has {@code into} fill two arrays it reuses with a batch's fields, as a data
    * loader would, and checks every {@code checkEvery}th reply whole (the first included).
    */
-  public static Target<float[][]> into(
+  public static Target into(
       BiConsumer<long[], float[][]> into, int checkEvery, AutoCloseable onClose) {
     float[][] out = new float[2][4096];
-    return new Target<>() {
-      private long replies;
-
+    long[] replies = {0};
+    return new Target() {
       @Override
-      public float[][] fetch(long[] indices) {
+      public IntSupplier fetch(long[] indices) {
         into.accept(indices, out);
-        return out;
-      }
-
-      @Override
-      public int check(long[] indices, float[][] reply) {
-        return replies++ % checkEvery == 0 ? expect(indices, reply[0], reply[1]) : 0;
+        return () -> replies[0]++ % checkEvery == 0 ? expect(indices, out[0], out[1]) : 0;
       }
 
       @Override
@@ -227,14 +218,18 @@ public final class Load {
   /** One client per thread of the lookup port at {@code hostPort}, see {@link #into}. */
   public static Targets port(
       String hostPort, LookupSecurity security, String cacheId, int checkEvery) {
-    int colon = hostPort.lastIndexOf(':');
-    var address =
-        new InetSocketAddress(
-            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
     return () -> {
-      var client = RemoteLookupClient.connect(List.of(address), Duration.ofSeconds(10), security);
+      var client =
+          RemoteLookupClient.connect(List.of(address(hostPort)), Duration.ofSeconds(10), security);
       return into((indices, out) -> client.lookupInto(cacheId, indices, out), checkEvery, client);
     };
+  }
+
+  /** The address of {@code host:port}. */
+  public static InetSocketAddress address(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    return new InetSocketAddress(
+        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
   }
 
   /** {@link ServerNode#check} of values served; returns how many. */

@@ -10,7 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
+import java.util.function.IntSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -25,11 +25,11 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 
 /**
- * The remote part's client, no member and no replica: asked {@code run endpoint CACHE HOST:PORT} it
- * measures the node's binary lookup port, asked {@code run artery|aeron CACHE LOOKUP-PATH} the
- * node's lookup actor from an actor system of its own; each next to Redis MGET of the same keys
- * (key {@code tc:INDEX}, both floats as 8 little-endian bytes). The JVM stays up between servers,
- * so the later ones are measured warm as well.
+ * The remote part's client, no member and no replica: with option {@code transport} {@code
+ * endpoint} it measures the node's binary lookup port at {@code at} ({@code host:port}), with
+ * {@code artery} or {@code aeron} the node's lookup actor at {@code at} (its path) from an actor
+ * system of its own; each next to Redis MGET of the same keys (key {@code tc:INDEX}, both floats as
+ * 8 little-endian bytes).
  */
 public final class RemoteClient {
   private static final Duration ASK = Duration.ofSeconds(10);
@@ -37,58 +37,55 @@ public final class RemoteClient {
 
   private RemoteClient() {}
 
-  /** Options: {@code --n N --redis PORT --redis-pid PID --server-pid PID --work DIR --size S}. */
+  /**
+   * Options beside those: {@code cache}, {@code n}, {@code redis} (its port), {@code redis-pid},
+   * {@code server-pid} and {@code work}.
+   */
   public static void main(String[] args) {
-    ClientProcess.serve(args, RemoteClient::start);
+    ClientProcess.serve(args, RemoteClient::measure);
   }
 
-  private static ClientProcess.Client start(Map<String, String> a, RunSize size) {
+  private static List<Map<String, Object>> measure(Map<String, String> a, RunSize size)
+      throws Exception {
     int n = Integer.parseInt(a.get("n"));
     int redisPort = Integer.parseInt(a.get("redis"));
     byte[][] keys = loadRedis(redisPort, n);
     Load.Targets redis = () -> new RedisTarget(new Jedis("127.0.0.1", redisPort), keys);
-    // CPU per batch of this process and of the server's, measured over the same window
-    Map<String, LongSupplier> tcCpu = Load.cpu(Long.parseLong(a.get("server-pid")));
-    Map<String, LongSupplier> redisCpu = Load.cpu(Long.parseLong(a.get("redis-pid")));
-    return words -> {
-      String transport = words[1];
-      String cacheId = words[2];
-      ActorSystem<Void> system =
-          transport.equals("endpoint")
-              ? null
-              : ActorSystem.create(
-                  Behaviors.empty(),
-                  "tensorcache-client",
-                  config(transport, Path.of(a.get("work"))));
-      try {
-        Load.Targets tensorCache =
-            system == null
-                ? Load.port(words[3], LookupSecurity.none(), cacheId, 1)
-                : actorTargets(system, words[3], cacheId);
-        // JIT and connections warm before the first figure, every batch size (C2 takes a while on
-        // a small busy machine), ending with the size measured first
-        for (int i = BATCHES.length - 1; i >= 0; i--) {
-          Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, size.pick(1, 0.05, 0.01));
-          Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, size.pick(4, 0.3, 0.01));
-        }
-        // the two systems alternate so that both see the same moment of a noisy machine
-        return Load.turns(
-            List.of(
-                new Load.Side(transport, tensorCache, tcCpu),
-                new Load.Side("redis", redis, redisCpu)),
-            n,
-            BATCHES,
-            new int[] {1, 4},
-            size.pick(2, 0.05, 0),
-            size.pick(5, 0.3, 0.05),
-            Map.of("next_to", transport));
-      } finally {
-        if (system != null) {
-          system.terminate();
-          system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
-        }
+    String transport = a.get("transport");
+    ActorSystem<Void> system =
+        transport.equals("endpoint")
+            ? null
+            : ActorSystem.create(
+                Behaviors.empty(), "tensorcache-client", config(transport, Path.of(a.get("work"))));
+    try {
+      Load.Targets tensorCache =
+          system == null
+              ? Load.port(a.get("at"), LookupSecurity.none(), a.get("cache"), 1)
+              : actorTargets(system, a.get("at"), a.get("cache"));
+      // JIT and connections warm before the first figure, every batch size (C2 takes a while on
+      // a small busy machine), ending with the size measured first
+      for (int i = BATCHES.length - 1; i >= 0; i--) {
+        Load.run(redis, Map.of(), n, BATCHES[i], 2, 0, size.pick(1, 0.05, 0.01));
+        Load.run(tensorCache, Map.of(), n, BATCHES[i], 2, 0, size.pick(4, 0.3, 0.01));
       }
-    };
+      // the two systems alternate so that both see the same moment of a noisy machine; CPU per
+      // batch of this process and of the server's, measured over the same window
+      return Load.turns(
+          List.of(
+              new Load.Side(transport, tensorCache, Load.cpu(Long.parseLong(a.get("server-pid")))),
+              new Load.Side("redis", redis, Load.cpu(Long.parseLong(a.get("redis-pid"))))),
+          n,
+          BATCHES,
+          new int[] {1, 4},
+          size.pick(2, 0.05, 0),
+          size.pick(5, 0.3, 0.05),
+          Map.of("next_to", transport));
+    } finally {
+      if (system != null) {
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      }
+    }
   }
 
   /** A remote actor system (no cluster) with the product's transport profile and serializers. */
@@ -116,50 +113,38 @@ public final class RemoteClient {
                 .toCompletableFuture()
                 .get(ASK.toSeconds() + 1, TimeUnit.SECONDS));
     return () ->
-        new Load.Target<LookupActor.Values>() {
-          @Override
-          public LookupActor.Values fetch(long[] indices) throws Exception {
-            return AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
-                    lookup,
-                    replyTo -> new LookupActor.GetValues(cacheId, indices, replyTo),
-                    ASK,
-                    system.scheduler())
-                .toCompletableFuture()
-                .get(ASK.toSeconds() + 1, TimeUnit.SECONDS);
-          }
-
-          @Override
-          public int check(long[] indices, LookupActor.Values reply) {
+        indices -> {
+          LookupActor.Values reply =
+              AskPattern.<LookupActor.Command, LookupActor.Values>askWithStatus(
+                      lookup,
+                      replyTo -> new LookupActor.GetValues(cacheId, indices, replyTo),
+                      ASK,
+                      system.scheduler())
+                  .toCompletableFuture()
+                  .get(ASK.toSeconds() + 1, TimeUnit.SECONDS);
+          return () -> {
             if (!Arrays.equals(indices, reply.indices())) {
               throw new IllegalStateException("reply for other indices");
             }
-            Object[] v = reply.values();
-            return Load.expect(indices, (float[]) v[0], (float[]) v[1]);
-          }
+            return Load.expect(indices, (float[]) reply.values()[0], (float[]) reply.values()[1]);
+          };
         };
   }
 
   /** Loads every example's values into the Redis server on {@code port}; returns the keys. */
   private static byte[][] loadRedis(int port, int n) {
     byte[][] keys = new byte[n][];
-    for (int i = 0; i < n; i++) {
-      keys[i] = ("tc:" + i).getBytes(StandardCharsets.US_ASCII);
-    }
     try (Jedis jedis = new Jedis("127.0.0.1", port)) {
       Pipeline pipe = jedis.pipelined();
-      for (int from = 0; from < n; from += 1_000) {
-        int to = Math.min(n, from + 1_000);
-        byte[][] keysAndValues = new byte[2 * (to - from)][];
-        for (int i = from; i < to; i++) {
-          keysAndValues[2 * (i - from)] = keys[i];
-          keysAndValues[2 * (i - from) + 1] =
-              ByteBuffer.allocate(8)
-                  .order(ByteOrder.LITTLE_ENDIAN)
-                  .putFloat(SyntheticRunner.value(ServerNode.SEED, 0, i))
-                  .putFloat(SyntheticRunner.value(ServerNode.SEED, 1, i))
-                  .array();
-        }
-        pipe.mset(keysAndValues);
+      for (int i = 0; i < n; i++) {
+        keys[i] = ("tc:" + i).getBytes(StandardCharsets.US_ASCII);
+        pipe.set(
+            keys[i],
+            ByteBuffer.allocate(8)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putFloat(SyntheticRunner.value(ServerNode.SEED, 0, i))
+                .putFloat(SyntheticRunner.value(ServerNode.SEED, 1, i))
+                .array());
       }
       pipe.sync();
       if (jedis.dbSize() != n) {
@@ -170,28 +155,26 @@ public final class RemoteClient {
   }
 
   /** One connection per thread; MGET of the batch's keys. */
-  private record RedisTarget(Jedis jedis, byte[][] keys) implements Load.Target<List<byte[]>> {
+  private record RedisTarget(Jedis jedis, byte[][] keys) implements Load.Target {
     @Override
-    public List<byte[]> fetch(long[] indices) {
+    public IntSupplier fetch(long[] indices) {
       byte[][] wanted = new byte[indices.length][];
       for (int i = 0; i < indices.length; i++) {
         wanted[i] = keys[(int) indices[i]];
       }
-      return jedis.mget(wanted);
-    }
-
-    @Override
-    public int check(long[] indices, List<byte[]> reply) {
-      float[][] v = new float[2][indices.length];
-      for (int i = 0; i < indices.length; i++) {
-        if (reply.size() != indices.length || reply.get(i) == null || reply.get(i).length != 8) {
-          throw new IllegalStateException("Redis holds no 8-byte value of example " + indices[i]);
+      List<byte[]> reply = jedis.mget(wanted);
+      return () -> {
+        float[][] v = new float[2][indices.length];
+        for (int i = 0; i < indices.length; i++) {
+          if (reply.size() != indices.length || reply.get(i) == null || reply.get(i).length != 8) {
+            throw new IllegalStateException("Redis holds no 8-byte value of example " + indices[i]);
+          }
+          ByteBuffer b = ByteBuffer.wrap(reply.get(i)).order(ByteOrder.LITTLE_ENDIAN);
+          v[0][i] = b.getFloat();
+          v[1][i] = b.getFloat();
         }
-        ByteBuffer b = ByteBuffer.wrap(reply.get(i)).order(ByteOrder.LITTLE_ENDIAN);
-        v[0][i] = b.getFloat();
-        v[1][i] = b.getFloat();
-      }
-      return Load.expect(indices, v[0], v[1]);
+        return Load.expect(indices, v[0], v[1]);
+      };
     }
 
     @Override

@@ -1,5 +1,8 @@
 package org.tensorcache.bench.remote;
 
+import static org.tensorcache.bench.remote.Load.cpuPerBatch;
+import static org.tensorcache.bench.remote.Load.num;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -8,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.tensorcache.bench.report.Charts;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
 
 /** The table, the targets and the chart of the remote benchmark's rows. */
@@ -16,9 +20,10 @@ final class RemoteReport {
 
   /**
    * Prints one line per transport, batch and thread count beside the Redis run measured next to it
-   * ("cpu": client and server CPU time per batch); returns the table's rows.
+   * ("cpu": client and server CPU time per batch), and puts it into {@code results} as {@code
+   * beside_redis}, after the targets at B=256 per transport and thread count (never a failure).
    */
-  static List<Map<String, Object>> print(List<Map<String, Object>> rows) {
+  static void report(Map<String, Object> results, List<Map<String, Object>> rows) {
     Table t =
         new Table(null)
             .col("system", "system", "%-6s")
@@ -33,6 +38,7 @@ final class RemoteReport {
     t.col("throughput_ratio", "x tput", "%6.2f")
         .col("p99_ratio", "x p99", "%6.2f")
         .col("target", "", "%s");
+    Map<String, Object> targets = new LinkedHashMap<>();
     for (Map<String, Object> tc : rows) {
       if (tc.get("system").equals("redis")) {
         continue;
@@ -47,47 +53,45 @@ final class RemoteReport {
               .orElseThrow(() -> new IllegalStateException("no Redis figure beside " + tc));
       double tput = num(tc, "batches_per_s") / num(redis, "batches_per_s");
       double p99 = num(tc, "p99_us") / num(redis, "p99_us");
-      String met = tput >= 2 && p99 <= 1 ? "target met" : "target missed";
+      boolean met = tput >= 2 && p99 <= 1;
+      boolean targeted = num(tc, "batch") == 256;
+      if (targeted) {
+        Map<String, Object> target = new LinkedHashMap<>();
+        target.put("throughput_ratio", rounded(tput));
+        target.put("throughput_target", ">= 2");
+        target.put("p99_ratio", rounded(p99));
+        target.put("p99_target", "<= 1");
+        target.put("met", met);
+        targets.put(tc.get("system") + "_" + tc.get("threads") + "_threads", target);
+      }
       t.row(
           tc.get("system"),
           tc.get("batch"),
           tc.get("threads"),
-          num(tc, "batches_per_s").longValue(),
+          (long) num(tc, "batches_per_s"),
           num(tc, "p50_us"),
           num(tc, "p99_us"),
-          cpu(tc),
-          num(redis, "batches_per_s").longValue(),
+          cpuPerBatch(tc),
+          (long) num(redis, "batches_per_s"),
           num(redis, "p50_us"),
           num(redis, "p99_us"),
-          cpu(redis),
+          cpuPerBatch(redis),
           tput,
           p99,
-          num(tc, "batch") == 256 ? " (target: x tput >= 2, x p99 <= 1: " + met + ")" : null);
+          targeted
+              ? " (target: x tput >= 2, x p99 <= 1: " + (met ? "target met)" : "target missed)")
+              : null);
     }
-    List<Map<String, Object>> table = t.print();
+    results.put("targets_at_256", targets);
+    results.put("beside_redis", t.print());
     System.out.println(
         "x tput = TensorCache batches/s / Redis; x p99 = TensorCache p99 / Redis;"
             + " cpu = client + server CPU per batch");
-    return table;
   }
 
-  /** At B=256, per transport and thread count: whether the targets are met (never a failure). */
-  static Map<String, Object> targets(List<Map<String, Object>> besideRedis) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    for (Map<String, Object> r : besideRedis) {
-      if (num(r, "batch") == 256) {
-        double tput = num(r, "throughput_ratio");
-        double p99 = num(r, "p99_ratio");
-        Map<String, Object> t = new LinkedHashMap<>();
-        t.put("throughput_ratio", Math.round(tput * 100) / 100.0);
-        t.put("throughput_target", ">= 2");
-        t.put("p99_ratio", Math.round(p99 * 100) / 100.0);
-        t.put("p99_target", "<= 1");
-        t.put("met", tput >= 2 && p99 <= 1);
-        out.put(r.get("system") + "_" + r.get("threads") + "_threads", t);
-      }
-    }
-    return out;
+  /** A ratio as a target gives it: 0 where either figure is missing. */
+  private static double rounded(double ratio) {
+    return Double.isFinite(ratio) ? Stats.round2(ratio) : 0;
   }
 
   /** Batches/s by B, one bar per system and thread count; Redis's the mean of its runs. */
@@ -105,14 +109,5 @@ final class RemoteReport {
                         LinkedHashMap::new,
                         Collectors.averagingDouble(r -> num(r, "batches_per_s")))));
     Charts.bars(png, "Remote lookups: batches/s by batch size (loopback)", "batches/s", series);
-  }
-
-  private static double cpu(Map<String, Object> row) {
-    return num(row, "cpu_us_per_batch_client") + num(row, "cpu_us_per_batch_server");
-  }
-
-  private static Double num(Map<String, Object> row, String key) {
-    Object v = row.get(key);
-    return v == null ? Double.NaN : ((Number) v).doubleValue();
   }
 }

@@ -24,17 +24,9 @@ import org.tensorcache.store.spec.CacheSpec;
  * An embedded node (every role, a cluster of itself) holding a filled synthetic cache whose every
  * value was checked against the runner's function, with its binary lookup port on a free port.
  */
-public final class ServerNode implements AutoCloseable {
+public record ServerNode(EmbeddedNodes node, String cacheId) implements AutoCloseable {
   /** The seed of the synthetic values the node holds and its clients check. */
   public static final long SEED = 42;
-
-  private final EmbeddedNodes node;
-  private final String cacheId;
-
-  private ServerNode(EmbeddedNodes node, String cacheId) {
-    this.node = node;
-    this.cacheId = cacheId;
-  }
 
   /** Starts a node with {@code profiles} and {@code settings}, and fills cache {@code name}. */
   public static ServerNode start(
@@ -83,10 +75,6 @@ public final class ServerNode implements AutoCloseable {
         throw new IllegalStateException("wrong value " + what + " for example " + indices[i]);
       }
     }
-  }
-
-  public String cacheId() {
-    return cacheId;
   }
 
   public ActorSystem<Void> system() {

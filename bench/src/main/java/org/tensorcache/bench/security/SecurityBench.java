@@ -1,5 +1,7 @@
 package org.tensorcache.bench.security;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +16,6 @@ import java.util.Map;
 import org.tensorcache.actors.lookup.LocalLookup;
 import org.tensorcache.actors.lookup.LookupEndpoint;
 import org.tensorcache.bench.fixture.Files2;
-import org.tensorcache.bench.fixture.PartArgs;
 import org.tensorcache.bench.fixture.RunSize;
 import org.tensorcache.bench.remote.ClientProcess;
 import org.tensorcache.bench.remote.RemoteBench;
@@ -38,15 +39,8 @@ public final class SecurityBench {
 
   private SecurityBench() {}
 
-  /** Usage: {@code SecurityBench [--quick | --smoke] [--out DIR] [--work DIR]}. */
-  public static void main(String[] args) throws Exception {
-    PartArgs p = PartArgs.parse(args);
-    run(p.work(), p.out(), p.size());
-    System.exit(0); // a stopped node may leave a non-daemon pool thread behind
-  }
-
-  /** Runs both parts; returns what it writes to {@code resultsDir/security.json}. */
-  public static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
+  /** Runs both parts, writing {@code resultsDir/security.json}. */
+  public static void run(Path work, Path resultsDir, RunSize size) throws Exception {
     long t0 = System.nanoTime();
     Path dir = Files2.fresh(work.resolve("security").toAbsolutePath());
     // what ./tensorcache certs --nodes 127.0.0.1 --client bench makes: a cluster CA and a node
@@ -81,13 +75,11 @@ public final class SecurityBench {
     results.put("load_average_1m", List.of(Stats.round1(loadBefore), Stats.round1(loadAverage())));
     results.put("lookups", lookups);
     results.put("fill", fill);
-    results.put("targets", SecurityReport.targets(lookups, fill));
+    results.put("targets", SecurityReport.report(results));
     results.put("total_s", Stats.round1((System.nanoTime() - t0) / 1e9));
-    SecurityReport.print(results);
     Results.write(resultsDir.resolve("security.json"), results);
     SecurityReport.chart(resultsDir.resolve("security.png"), lookups, fill);
     System.out.printf("security bench took %.1f s%n", (System.nanoTime() - t0) / 1e9);
-    return results;
   }
 
   /**
@@ -99,7 +91,7 @@ public final class SecurityBench {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> lookups(Path dir, Path certs, Path token, RunSize size)
       throws Exception {
-    int n = size.pick(RemoteBench.N, RemoteBench.N, RemoteBench.SMOKE_N);
+    int n = RemoteBench.examples(size);
     Path node = ClusterCertificates.nodeDir(certs, HOST);
     String tls = "tensorcache.lookup.endpoint.tls.";
     Map<String, Object> settings = new HashMap<>();
@@ -108,46 +100,40 @@ public final class SecurityBench {
     settings.put(tls + "private-key", node.resolve(ClusterCertificates.NODE_KEY).toString());
     settings.put(tls + "client-ca", node.resolve(ClusterCertificates.CLIENT_CA_CERT).toString());
     settings.put("tensorcache.lookup.endpoint.token-file", token.toString());
-    Map<String, Object> options =
-        Map.of(
-            "n", n,
-            "server-pid", ProcessHandle.current().pid(),
-            "client-dir", ClusterCertificates.clientDir(certs, CLIENT),
-            "token-file", token,
-            "node-dir", node);
     long started = System.nanoTime();
     try (ServerNode server =
             ServerNode.start(dir, "bench-security", n, List.of("local"), settings);
-        LookupEndpoint plain = plainPort(server);
-        // starts once the node is filled, so that it does not slow the fill down
-        ClientProcess client = new ClientProcess(SecureClient.class, options, size)) {
+        LookupEndpoint plain = plainPort(server)) {
       String plainAt = plain.address().getHostString() + ":" + plain.address().getPort();
       System.out.printf(
           "node filled and ready in %.1f s: lookup port (TLS 1.3 + token) %s, plain port %s%n",
           (System.nanoTime() - started) / 1e9, server.endpoint(), plainAt);
+      Map<String, Object> options = new HashMap<>();
+      options.put("cache", server.cacheId());
+      options.put("plain", plainAt);
+      options.put("tls", server.endpoint());
+      options.put("n", n);
+      options.put("server-pid", ProcessHandle.current().pid());
+      options.put("client-dir", ClusterCertificates.clientDir(certs, CLIENT));
+      options.put("token-file", token);
+      options.put("node-dir", node);
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("examples", n);
       out.put("tls", "TLS 1.3, client certificate (RSA 2048), bearer token");
-      String command = String.join(" ", "run", server.cacheId(), plainAt, server.endpoint());
-      out.putAll(client.ask(command, Map.class));
+      Path answer = dir.resolve("client.json");
+      out.putAll(ClientProcess.ask(SecureClient.class, options, answer, size, Map.class));
       return out;
     }
   }
 
   /** A second lookup port on the node, as the configured one but plain TCP without a token. */
   private static LookupEndpoint plainPort(ServerNode server) throws Exception {
-    var s = LookupEndpoint.Settings.create(server.system().settings().config());
+    Config plain =
+        ConfigFactory.parseString(
+                "tensorcache.lookup.endpoint { port = 0, tls.enabled = off, token-file = \"\" }")
+            .withFallback(server.system().settings().config());
     return LookupEndpoint.start(
-        LocalLookup.get(server.system()),
-        new LookupEndpoint.Settings(
-            s.host(),
-            0,
-            s.maxConnections(),
-            s.readTimeout(),
-            s.idleTimeout(),
-            s.handshakeTimeout(),
-            null,
-            null));
+        LocalLookup.get(server.system()), LookupEndpoint.Settings.create(plain));
   }
 
   private static double loadAverage() {

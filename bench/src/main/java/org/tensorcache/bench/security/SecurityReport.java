@@ -1,5 +1,7 @@
 package org.tensorcache.bench.security;
 
+import static org.tensorcache.bench.remote.Load.num;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
+import org.tensorcache.bench.remote.Load;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
@@ -68,7 +71,7 @@ final class SecurityReport {
       String c = configuration(g);
       List<Map<String, Object>> plain = runs.get("plain" + c);
       List<Map<String, Object>> tls = runs.get("tls" + c);
-      double[] ratios = ratios(tls, plain, r -> num(r, "batches_per_s"));
+      double[] ratios = ratios(tls, plain, "batches_per_s");
       double ratio = Stats.median(ratios);
       List<Object> row = new ArrayList<>(List.of(g.get("batch"), g.get("threads")));
       row.addAll(medians(plain));
@@ -76,11 +79,10 @@ final class SecurityReport {
       row.add(ratio);
       row.add(Arrays.stream(ratios).map(Stats::round2).boxed().toList());
       // CPU per batch moves less with what else runs on the machine than batches/s do
-      row.add(Stats.median(ratios(tls, plain, SecurityReport::cpu)));
+      row.add(Stats.median(ratios(tls, plain, Load::cpuPerBatch)));
       var echoTls = runs.get("echo-tls" + c);
-      row.add(
-          Stats.median(ratios(echoTls, runs.get("echo-plain" + c), r -> num(r, "batches_per_s"))));
-      row.add(Stats.median(cpus(tls)) - Stats.median(cpus(plain)));
+      row.add(Stats.median(ratios(echoTls, runs.get("echo-plain" + c), "batches_per_s")));
+      row.add(median(tls, Load::cpuPerBatch) - median(plain, Load::cpuPerBatch));
       row.add(aes.get(g.get("batch").toString()));
       for (String side : List.of("gather", "echo-plain", "echo-tls")) {
         row.addAll(medians(runs.get(side + c)));
@@ -99,10 +101,10 @@ final class SecurityReport {
   /** The medians of a configuration's rounds: batches/s, p50 and p99 us, CPU us per batch. */
   private static List<Object> medians(List<Map<String, Object>> runs) {
     return List.of(
-        Math.round(Stats.median(values(runs, "batches_per_s"))),
-        Stats.median(values(runs, "p50_us")),
-        Stats.median(values(runs, "p99_us")),
-        Stats.median(cpus(runs)));
+        Math.round(median(runs, "batches_per_s")),
+        median(runs, "p50_us"),
+        median(runs, "p99_us"),
+        median(runs, Load::cpuPerBatch));
   }
 
   /**
@@ -114,13 +116,13 @@ final class SecurityReport {
     List<Map<String, Object>> runs = (List<Map<String, Object>>) fill.get("runs");
     var plain = runs.stream().filter(r -> r.get("system").equals("plain")).toList();
     var tls = runs.stream().filter(r -> r.get("system").equals("tls")).toList();
-    double[] ratios = ratios(tls, plain, r -> num(r, "examples_per_s"));
+    double[] ratios = ratios(tls, plain, "examples_per_s");
     double ratio = Stats.median(ratios);
     String title =
         String.format(
             "cluster fill, %,d examples on %s nodes, median of %d; cpu: us per example, this JVM"
                 + " (both nodes)",
-            num(fill, "examples").longValue(), fill.get("nodes"), plain.size());
+            (long) num(fill, "examples"), fill.get("nodes"), plain.size());
     return new Table(title)
         .col("plain_examples_per_s", "TCP examples/s", "%14.0f")
         .col("plain_cpu_us_per_example", "cpu us", "%6.2f")
@@ -131,21 +133,45 @@ final class SecurityReport {
         .col("cpu_ratio", "cpu TLS/plain", "%13.2f")
         .col("target", "", "%s")
         .row(
-            Stats.median(values(plain, "examples_per_s")),
-            Stats.median(values(plain, "cpu_us_per_example")),
-            Stats.median(values(tls, "examples_per_s")),
-            Stats.median(values(tls, "cpu_us_per_example")),
+            median(plain, "examples_per_s"),
+            median(plain, "cpu_us_per_example"),
+            median(tls, "examples_per_s"),
+            median(tls, "cpu_us_per_example"),
             ratio,
             Arrays.stream(ratios).map(Stats::round2).boxed().toList(),
-            Stats.median(ratios(tls, plain, r -> num(r, "cpu_us_per_example"))),
+            Stats.median(ratios(tls, plain, "cpu_us_per_example")),
             " target >= " + FILL_TARGET + ": " + met(ratio >= FILL_TARGET));
   }
 
-  /** Adds the summaries to both parts and returns the targets, met or not (never a failure). */
+  /**
+   * Prints the tables and their legends, each target with "target met" or "target missed", and adds
+   * each table to its part as its {@code summary}; returns the targets (never a failure).
+   */
   @SuppressWarnings("unchecked")
-  static Map<String, Object> targets(Map<String, Object> lookups, Map<String, Object> fill) {
-    lookups.put("summary", lookupTable(lookups).json());
-    fill.put("summary", fillTable(fill).json().get(0));
+  static Map<String, Object> report(Map<String, Object> results) {
+    Map<String, Object> lookups = (Map<String, Object>) results.get("lookups");
+    Map<String, Object> fill = (Map<String, Object>) results.get("fill");
+    System.out.printf(
+        "lookups through the port, N=%,d, median of %s rounds, plain and TLS in turns:%n",
+        lookups.get("examples"), lookups.get("rounds"));
+    lookups.put("summary", lookupTable(lookups).print());
+    System.out.printf(
+        "TLS/plain: batches/s, the median of the rounds' ratios; cpu: client + server CPU per"
+            + " batch, +cpu TLS's less plain's; gcm: request and reply sealed and opened with"
+            + " AES-256-GCM alone; TLS = %s, client certificate and token; echo ratio: the same"
+            + " request and reply bytes through a bare TLS socket over a bare plain one, no cache"
+            + " (the limit); gather: the same batch from arrays in the client's own process%n",
+        lookups.get("cipher_suite"));
+    Map<String, Map<String, Object>> c = (Map<String, Map<String, Object>>) lookups.get("connects");
+    System.out.printf(
+        "a new client's connection and first lookup (B=32), median of %s: plain %.2f ms, TLS %.2f"
+            + " ms%n",
+        c.get("times"), num(c.get("plain"), "median_ms"), num(c.get("tls"), "median_ms"));
+    fill.put("summary", fillTable(fill).print().get(0));
+    System.out.printf(
+        "load average (1 min) before and after: %s on %s cores%n",
+        results.get("load_average_1m"),
+        ((Map<String, Object>) results.get("machine")).get("cores"));
     Map<String, Object> out = new LinkedHashMap<>();
     for (Map<String, Object> s : (List<Map<String, Object>>) lookups.get("summary")) {
       if (num(s, "batch") == 256) {
@@ -166,35 +192,6 @@ final class SecurityReport {
 
   private static String met(boolean met) {
     return met ? "target met" : "target missed";
-  }
-
-  /** The tables and their legends, each target with "target met" or "target missed". */
-  @SuppressWarnings("unchecked")
-  static void print(Map<String, Object> results) {
-    Map<String, Object> lookups = (Map<String, Object>) results.get("lookups");
-    System.out.printf(
-        "lookups through the port, N=%,d, median of %s rounds, plain and TLS in turns:%n",
-        lookups.get("examples"), lookups.get("rounds"));
-    lookupTable(lookups).print();
-    System.out.printf(
-        "TLS/plain: batches/s, the median of the rounds' ratios; cpu: client + server CPU per"
-            + " batch, +cpu TLS's less plain's; gcm: request and reply sealed and opened with"
-            + " AES-256-GCM alone; TLS = %s, client certificate and token; echo ratio: the same"
-            + " request and reply bytes through a bare TLS socket over a bare plain one, no cache"
-            + " (the limit); gather: the same batch from arrays in the client's own process%n",
-        lookups.get("cipher_suite"));
-    Map<String, Object> c = (Map<String, Object>) lookups.get("connects");
-    System.out.printf(
-        "a new client's connection and first lookup (B=32), median of %s: plain %.2f ms, TLS %.2f"
-            + " ms%n",
-        c.get("times"),
-        num((Map<String, Object>) c.get("plain"), "median_ms"),
-        num((Map<String, Object>) c.get("tls"), "median_ms"));
-    fillTable((Map<String, Object>) results.get("fill")).print();
-    System.out.printf(
-        "load average (1 min) before and after: %s on %s cores%n",
-        results.get("load_average_1m"),
-        ((Map<String, Object>) results.get("machine")).get("cores"));
   }
 
   /** TLS / plain per figure, next to its target where it has one. */
@@ -237,21 +234,17 @@ final class SecurityReport {
     return out;
   }
 
-  /** A run's CPU per batch, client and server together. */
-  private static double cpu(Map<String, Object> run) {
-    return num(run, "cpu_us_per_batch_client") + num(run, "cpu_us_per_batch_server");
+  private static double[] ratios(
+      List<Map<String, Object>> tls, List<Map<String, Object>> plain, String key) {
+    return ratios(tls, plain, r -> num(r, key));
   }
 
-  private static double[] cpus(List<Map<String, Object>> runs) {
-    return runs.stream().mapToDouble(SecurityReport::cpu).toArray();
+  private static double median(
+      List<Map<String, Object>> runs, ToDoubleFunction<Map<String, Object>> figure) {
+    return Stats.median(runs.stream().mapToDouble(figure).toArray());
   }
 
-  private static double[] values(List<Map<String, Object>> runs, String key) {
-    return runs.stream().mapToDouble(r -> num(r, key)).toArray();
-  }
-
-  private static Double num(Map<String, Object> row, String key) {
-    Object v = row.get(key);
-    return v == null ? Double.NaN : ((Number) v).doubleValue();
+  private static double median(List<Map<String, Object>> runs, String key) {
+    return median(runs, r -> num(r, key));
   }
 }

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.function.IntSupplier;
 import javax.net.ssl.SSLSocket;
 import org.tensorcache.actors.lookup.LookupSecurity;
 import org.tensorcache.bench.remote.Load;
@@ -50,7 +51,10 @@ final class SocketEcho implements AutoCloseable {
     t.start();
   }
 
-  /** Reads a frame whose first four bytes after the length ask for the reply's size; replies. */
+  /**
+   * Answers each frame with one as long as the reply to its request: a request of B indices (8
+   * bytes each) is answered with B examples' two floats.
+   */
   private static void serve(Socket socket, LookupSecurity security) {
     try (socket) {
       socket.setTcpNoDelay(true);
@@ -60,9 +64,9 @@ final class SocketEcho implements AutoCloseable {
       byte[] buffer = new byte[0];
       while (true) {
         int length = in.readInt();
-        int replyLength = in.readInt();
-        buffer = fit(buffer, Math.max(length, replyLength));
-        in.readFully(buffer, 0, length - 4);
+        int replyLength = length - REQUEST_HEADER + REPLY_HEADER;
+        buffer = fit(buffer, replyLength);
+        in.readFully(buffer, 0, length);
         out.writeInt(replyLength);
         out.write(buffer, 0, replyLength);
         out.flush();
@@ -77,7 +81,7 @@ final class SocketEcho implements AutoCloseable {
   }
 
   /** One thread's client: a connection, TLS with {@code client} when it has TLS material. */
-  Load.Target<byte[]> client(LookupSecurity client) throws IOException {
+  Load.Target client(LookupSecurity client) throws IOException {
     var address = (InetSocketAddress) server.getLocalSocketAddress();
     Socket tcp = new Socket();
     tcp.connect(address, 10_000);
@@ -88,29 +92,23 @@ final class SocketEcho implements AutoCloseable {
     }
     var in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 64 << 10));
     var out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 64 << 10));
-    return new Load.Target<>() {
+    return new Load.Target() {
       private byte[] buffer = new byte[0];
 
       @Override
-      public byte[] fetch(long[] indices) throws IOException {
+      public IntSupplier fetch(long[] indices) throws IOException {
         int length = REQUEST_HEADER + 8 * indices.length;
         int replyLength = REPLY_HEADER + 4 * 2 * indices.length;
         buffer = fit(buffer, Math.max(length, replyLength));
         out.writeInt(length);
-        out.writeInt(replyLength);
-        out.write(buffer, 0, length - 4);
+        out.write(buffer, 0, length);
         out.flush();
         int got = in.readInt();
         if (got != replyLength) {
           throw new IOException("echo replied " + got + " bytes, expected " + replyLength);
         }
         in.readFully(buffer, 0, got);
-        return buffer;
-      }
-
-      @Override
-      public int check(long[] indices, byte[] reply) {
-        return 0; // nothing to check: the echo holds no values
+        return () -> 0; // nothing to check: the echo holds no values
       }
 
       @Override
