@@ -10,11 +10,9 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -156,17 +154,9 @@ class SegmentReadFuzzTest {
     return row;
   }
 
-  /** The bytes {@link SegmentFile} writes for {@code block}, without a rename or an fsync. */
+  /** The bytes {@link SegmentFile} writes for {@code block}. */
   static byte[] encode(Block block, Fingerprint fingerprint) throws IOException {
-    Path file = Files.createTempFile("encoded", ".safetensors");
-    try {
-      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-        SegmentFile.writeTo(ch, block, fingerprint);
-      }
-      return Files.readAllBytes(file);
-    } finally {
-      Files.delete(file);
-    }
+    return SegmentFile.encode(block, fingerprint);
   }
 
   /** Segments whose header matches a data region given by the fuzzer. */
