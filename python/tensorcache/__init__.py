@@ -23,6 +23,7 @@ from .client import TensorCacheClient, tls_context
 from .session import Session, Step
 from .export import Export, ExportError, load_export
 from .errors import BadRequest, LookupFailed, ProtocolError, TensorCacheError, Unauthorized, Unavailable
+from .ragged import Ragged
 from .wire import CacheInfo, Field
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Step",
     "CacheInfo",
     "Field",
+    "Ragged",
     "TensorCacheError",
     "BadRequest",
     "LookupFailed",

@@ -10,6 +10,7 @@ from torch.utils.data import IterableDataset
 
 if TYPE_CHECKING:
     from .client import TensorCacheClient
+    from .ragged import Ragged
     from .session import Session
 
 
@@ -75,3 +76,14 @@ def ref_logps(
         "ref_chosen_logps": as_tensor(values[chosen], dtypes[chosen]),
         "ref_rejected_logps": as_tensor(values[rejected], dtypes[rejected]),
     }
+
+
+def pad_ragged(values: "Ragged", pad: Union[int, float] = 0, length: Optional[int] = None,
+               dtype: Optional[str] = None) -> Dict[str, torch.Tensor]:
+    """A batch of a per-token field as tensors for a model: ``{"values": [B, T, ...shape],
+    "mask": [B, T] bool}``, each example's tokens first and ``pad`` after them (:meth:`Ragged.padded
+    <tensorcache.ragged.Ragged.padded>`); ``dtype``, the field's dtype name, turns BF16 patterns into
+    bfloat16 (:func:`as_tensor`)."""
+    padded, mask = values.padded(pad, length)
+    tensor = as_tensor(padded, dtype) if dtype is not None else torch.from_numpy(padded)
+    return {"values": tensor, "mask": torch.from_numpy(mask)}
