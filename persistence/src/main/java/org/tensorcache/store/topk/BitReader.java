@@ -1,10 +1,17 @@
 package org.tensorcache.store.topk;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Reads the bits of a {@link BitWriter} back through a 64-bit window, refusing to read past the end
  * of its bytes.
  */
 final class BitReader {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
   private final byte[] bytes;
   private final int end; // the byte after the last readable one
   private int next; // the next byte to move into the window
@@ -79,6 +86,15 @@ final class BitReader {
   }
 
   private void refill() {
+    int take = (64 - held) >>> 3; // the whole bytes the window has room for
+    if (take > 0 && end - next >= 8) { // one load of eight bytes, the bits past the room cut off
+      int full = held + (take << 3);
+      long mask = full == 64 ? -1L : ~(-1L >>> full);
+      window |= ((long) LONGS.get(bytes, next) >>> held) & mask;
+      next += take;
+      held = full;
+      return;
+    }
     while (held <= 56 && next < end) {
       window |= (bytes[next++] & 0xffL) << (56 - held);
       held += 8;
