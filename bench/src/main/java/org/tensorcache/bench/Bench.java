@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.bench.report.Results;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -82,9 +81,7 @@ public final class Bench implements Callable<Integer> {
       System.out.println("smoke run: results in " + out.toAbsolutePath().getParent());
     }
     Files.createDirectories(work);
-    Part.Run run =
-        new Part.Run(
-            work, out.toAbsolutePath().getParent(), out, size, Results.header(size.label()));
+    Part.Run run = new Part.Run(work, out.toAbsolutePath().getParent(), out, size);
     for (Part part : Parts.ALL) {
       if (only == null || only.equals(part.name())) {
         System.out.println("== " + part.heading() + " ==");

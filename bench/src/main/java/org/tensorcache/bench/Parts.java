@@ -86,6 +86,6 @@ final class Parts {
       throws IOException {
     Path json =
         benchmark.equals("foundation") ? r.out() : r.out().resolveSibling(benchmark + ".json");
-    Results.merge(json, benchmark, r.header(), figures);
+    Results.merge(json, benchmark, Results.header(r.size().label()), figures);
   }
 }

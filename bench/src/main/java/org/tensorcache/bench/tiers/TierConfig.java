@@ -84,7 +84,6 @@ public record TierConfig(
     return caches;
   }
 
-  /** The cache {@code name} of {@code data}, its segments in {@code segments}. */
   public CacheDefinition definition(String name, ExampleSet data, Path segments) {
     FeatureRunner runner = new FeatureRunner(SEED, width, DType.BF16);
     CacheSpec spec = new CacheSpec(name, data.size(), runner.fields(), rangeSize);
