@@ -74,7 +74,6 @@ final class Parts {
               "TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery",
               r -> SecurityBench.run(r.work(), r.resultsDir(), r.size())));
 
-  /** The parts' names, in order. */
   static List<String> names() {
     return ALL.stream().map(Part::name).toList();
   }

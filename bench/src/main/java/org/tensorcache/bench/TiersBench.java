@@ -127,7 +127,6 @@ final class TiersBench {
         Map.of("tensorcache.memory.budget", budgetBytes, "tensorcache.prefetch.steps", steps));
   }
 
-  /** Fills {@code caches} one after the other. */
   private static List<EmbeddedNodes.Fill> fill(
       EmbeddedNodes node, List<CacheDefinition> caches, String what) throws Exception {
     List<EmbeddedNodes.Fill> fills = new ArrayList<>();

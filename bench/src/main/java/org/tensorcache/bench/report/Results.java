@@ -48,7 +48,6 @@ public final class Results {
     return m;
   }
 
-  /** The machine the figures were measured on. */
   public static Map<String, Object> machine() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cores", Runtime.getRuntime().availableProcessors());

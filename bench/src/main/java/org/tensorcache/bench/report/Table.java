@@ -54,7 +54,6 @@ public final class Table {
     this.title = title;
   }
 
-  /** A column printed with its JSON key as header. */
   public Table col(String key, String format) {
     return col(key, key, format);
   }
@@ -65,7 +64,6 @@ public final class Table {
     return this;
   }
 
-  /** A column in the JSON rows only. */
   public Table json(String key) {
     columns.add(new Column(key, key, null));
     return this;

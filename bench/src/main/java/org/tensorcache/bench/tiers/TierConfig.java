@@ -67,10 +67,6 @@ public record TierConfig(
     return (long) (warmUpS * 1e9);
   }
 
-  long trainNanos() {
-    return (long) (trainMsPerStep * 1e6);
-  }
-
   /**
    * The caches a measured node fills: the first, {@code name}, is the one looked up; the others
    * (same values) make the fill figure a median.

@@ -72,7 +72,6 @@ public final class TrainerLoop {
       long budgetBytes,
       @JsonIgnore List<long[]> timedIndices) {}
 
-  /** The loop through the session, and the data path without it. */
   @JsonNaming(SnakeCaseStrategy.class)
   public record Loops(Result sessionNext, Result dataPath) {}
 
@@ -137,7 +136,7 @@ public final class TrainerLoop {
                 1,
                 r -> {
                   if (step > 0) {
-                    LockSupport.parkNanos(c.trainNanos());
+                    LockSupport.parkNanos((long) (c.trainMsPerStep() * 1e6));
                   }
                   before.run(r);
                 },
