@@ -2,13 +2,9 @@ package org.tensorcache.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.bench.report.Results;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,7 +54,6 @@ public final class Bench implements Callable<Integer> {
       description = "Scratch directory (default: bench/work).")
   Path work;
 
-  /** Usage: {@code Bench [--quick | --smoke] [--only PART] [--out FILE] [--work DIR]}. */
   public static void main(String[] args) {
     // a benchmark's cluster or client may leave a non-daemon thread behind: end the run anyway
     System.exit(new CommandLine(new Bench()).execute(args));
@@ -86,11 +81,7 @@ public final class Bench implements Callable<Integer> {
       System.out.println("smoke run: results in " + out.toAbsolutePath().getParent());
     }
     Files.createDirectories(work);
-    Map<String, Object> header = new LinkedHashMap<>();
-    header.put("when", Instant.now().toString());
-    header.put("machine", Results.machine());
-    header.put("size", size.label());
-    Part.Run run = new Part.Run(work, out.toAbsolutePath().getParent(), out, size, header);
+    Part.Run run = new Part.Run(work, out.toAbsolutePath().getParent(), out, size);
     for (Part part : Parts.ALL) {
       if (only == null || only.equals(part.name())) {
         System.out.println("== " + part.heading() + " ==");

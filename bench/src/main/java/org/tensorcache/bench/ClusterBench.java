@@ -11,13 +11,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.client.TensorCacheClient;
+import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
-import org.tensorcache.bench.fixture.Rounds;
 import org.tensorcache.bench.fixture.RunSize;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
-import org.tensorcache.launch.ClusterFill;
-import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.SyntheticPreferences;
 import org.tensorcache.model.lm.TinyLm;
@@ -60,22 +58,18 @@ final class ClusterBench {
       }
     }
     Rate bareBefore = bareLoop(modelDir, data, n);
-    NodeLauncher.Node node =
-        NodeLauncher.startLocal(dir.resolve("node"), definitions, Duration.ofMinutes(2));
     String cacheId = definitions.get(0).fingerprint().cacheId();
     Map<String, Object> out = new LinkedHashMap<>();
-    try {
+    try (EmbeddedNodes node = EmbeddedNodes.one(dir.resolve("node"), definitions, Map.of())) {
       // the fill is timed on a started node, as the bare loop is timed on a loaded runner: the
       // coordinator singleton's start (recovery from the journal) is reported apart
-      long ready0 = System.nanoTime();
-      ClusterFill.status(node.system(), node.coordinator(), cacheId);
-      double ready = (System.nanoTime() - ready0) / 1e9;
+      double ready = node.awaitCoordinator(cacheId);
       System.out.printf("coordinator ready %.2f s after the node was Up%n", ready);
-      out.put("coordinator_ready_s", Math.round(ready * 100) / 100.0);
+      out.put("coordinator_ready_s", Stats.round2(ready));
       List<Rate> fills = new ArrayList<>();
       for (CacheDefinition d : definitions) {
-        String id = d.fingerprint().cacheId();
-        fills.add(measure(n, i -> ClusterFill.run(node.system(), node.coordinator(), id, false)));
+        EmbeddedNodes.Fill f = node.fill(d.cacheId(), Duration.ofMinutes(10));
+        fills.add(new Rate(n / f.seconds(), f.cpuSeconds() * 1e6 / n));
       }
       // the bare loop before and after the fills: the machine's speed drifts within minutes
       Rate bareAfter = bareLoop(modelDir, data, n);
@@ -104,11 +98,8 @@ final class ClusterBench {
       out.put("first_fill", rows.get(1));
       out.put("warm_fill", rows.get(2));
       out.put("fill_ratio", rows.get(2).get("ratio"));
-      TensorCacheClient client = TensorCacheClient.create(node.system());
-      out.put("lookup", LookupBench.run(client, cacheId, n, size));
-      out.put("dpo", DpoBench.run(client, cacheId, data, modelDir, size));
-    } finally {
-      NodeLauncher.stop(node.system());
+      out.put("lookup", LookupBench.run(node.client(0), cacheId, n, size));
+      out.put("dpo", DpoBench.run(node.client(0), cacheId, data, modelDir, size));
     }
     return out;
   }
@@ -117,26 +108,17 @@ final class ClusterBench {
   private static Rate bareLoop(Path modelDir, ExampleSet data, int n) throws Exception {
     try (ModelRunner runner = runner(modelDir)) {
       runner.run(data.slice(0, MICRO_BATCH)); // warm-up, as the node's first batches are
-      return measure(
-          n,
-          i -> {
-            for (long from = 0; from < n; from += MICRO_BATCH) {
-              if (runner.run(data.slice(from, Math.min(n, from + MICRO_BATCH))).size() == 0) {
-                throw new IllegalStateException("empty output");
-              }
-            }
-          });
+      var cpu = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = cpu.getProcessCpuTime();
+      long t0 = System.nanoTime();
+      for (long from = 0; from < n; from += MICRO_BATCH) {
+        if (runner.run(data.slice(from, Math.min(n, from + MICRO_BATCH))).size() == 0) {
+          throw new IllegalStateException("empty output");
+        }
+      }
+      double perS = n / ((System.nanoTime() - t0) / 1e9);
+      return new Rate(perS, (cpu.getProcessCpuTime() - cpu0) / 1e3 / n);
     }
-  }
-
-  /** The rate of {@code work} (run once) on {@code n} examples. */
-  private static Rate measure(int n, Rounds.Step work) throws Exception {
-    var cpu = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    long cpu0 = cpu.getProcessCpuTime();
-    long t0 = System.nanoTime();
-    work.run(0);
-    double rate = n / ((System.nanoTime() - t0) / 1e9);
-    return new Rate(rate, (cpu.getProcessCpuTime() - cpu0) / 1e3 / n);
   }
 
   private static ModelRunner runner(Path modelDir) {

@@ -52,7 +52,6 @@ final class LookupBench {
       float[][] reused = {new float[b], new float[b]};
       Batch[] batch = {null};
       double[] sink = {0};
-      // a quarter of the rounds, and at least WARM_UP_NANOS, warm the JIT up
       Rounds t =
           Rounds.time(
               rounds / 4,

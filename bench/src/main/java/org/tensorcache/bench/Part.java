@@ -2,7 +2,6 @@ package org.tensorcache.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.tensorcache.bench.fixture.RunSize;
@@ -12,10 +11,8 @@ import org.tensorcache.bench.fixture.RunSize;
  * it is left out on a machine that lacks what it needs (empty: it runs).
  */
 record Part(String name, String heading, Supplier<Optional<String>> needs, Body body) {
-  /** What a part runs on. */
-  record Run(Path work, Path resultsDir, Path out, RunSize size, Map<String, Object> header) {}
+  record Run(Path work, Path resultsDir, Path out, RunSize size) {}
 
-  /** A part's run. */
   @FunctionalInterface
   interface Body {
     void run(Run run) throws Exception;

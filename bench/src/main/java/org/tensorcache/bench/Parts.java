@@ -1,10 +1,7 @@
 package org.tensorcache.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,15 +25,16 @@ final class Parts {
           Part.of(
               "runner",
               "reference runner (chosen_logp + rejected_logp), examples/s",
-              r -> write(r, "foundation", "runner", RunnerBench.run(r.work(), r.size()))),
+              r -> write(r, "foundation", Map.of("runner", RunnerBench.run(r.work(), r.size())))),
           Part.of(
               "segments",
               "segments against raw I/O of the same bytes",
-              r -> write(r, "foundation", "segments", SegmentBench.run(r.work(), r.size()))),
+              r ->
+                  write(r, "foundation", Map.of("segments", SegmentBench.run(r.work(), r.size())))),
           Part.of(
               "cluster",
               "embedded cluster next to its references",
-              r -> write(r, "cluster", "cluster", ClusterBench.run(r.work(), r.size()))),
+              r -> write(r, "cluster", Map.of("cluster", ClusterBench.run(r.work(), r.size())))),
           Part.of(
               "byo",
               "bring your own model: TensorCache's fill next to TRL's own precompute and a bare"
@@ -57,7 +55,7 @@ final class Parts {
           Part.of(
               "tiers",
               "memory tiers: a cache ten times the node's budget, in trainer and random order",
-              r -> TiersBench.run(r.work(), r.resultsDir(), r.size())),
+              r -> write(r, "tiers", TiersBench.run(r.work(), r.resultsDir(), r.size()))),
           Part.of(
               "scale",
               "memory per cached float, and how costs grow with N and nodes",
@@ -76,28 +74,17 @@ final class Parts {
               "TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery",
               r -> SecurityBench.run(r.work(), r.resultsDir(), r.size())));
 
-  /** The parts' names, in order. */
   static List<String> names() {
     return ALL.stream().map(Part::name).toList();
   }
 
   /**
-   * Puts one part's figures under {@code key} into its results file, keeping those of another part
-   * from an earlier run: {@code r.out()} for the runner and the segments, else {@code
-   * benchmark.json} beside it.
+   * Writes a part's figures into {@code benchmark}.json beside {@code r.out()} (foundation: it).
    */
-  @SuppressWarnings("unchecked")
-  private static void write(Part.Run r, String benchmark, String key, Object figures)
+  private static void write(Part.Run r, String benchmark, Map<String, ?> figures)
       throws IOException {
     Path json =
         benchmark.equals("foundation") ? r.out() : r.out().resolveSibling(benchmark + ".json");
-    Map<String, Object> results = new LinkedHashMap<>();
-    results.put("benchmark", benchmark);
-    if (Files.exists(json)) {
-      results.putAll(new ObjectMapper().readValue(json.toFile(), Map.class));
-    }
-    results.putAll(r.header());
-    results.put(key, figures);
-    Results.write(json, results);
+    Results.merge(json, benchmark, Results.header(r.size().label()), figures);
   }
 }

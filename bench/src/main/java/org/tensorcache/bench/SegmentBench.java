@@ -97,9 +97,9 @@ final class SegmentBench {
     byte[] bytes = Files.readAllBytes(store[0].pathOf(0));
     Path raw = dir.resolve("raw");
     Path safe = dir.resolve("safe");
-    // the first rounds run before the JIT has compiled the codecs: measured, then dropped;
-    // the least a crash-safe write does: the same bytes through the same temp/rename/fsync path;
-    // the least a checked read does: read, CRC32C of the data, the data copied into floats
+    // the warm-up rounds run before the JIT has compiled the codecs; the least a crash-safe write
+    // does: the same bytes through the same temp/rename/fsync path; the least a checked read does:
+    // read, CRC32C of the data, the data copied into floats
     Rounds t =
         Rounds.time(
             warmUp,
@@ -143,7 +143,6 @@ final class SegmentBench {
         String.format(NOTE, rounds, warmUp));
   }
 
-  /** Writes {@code bytes} to the new file {@code file} and forces them to the device. */
   private static void writeFsync(Path file, byte[] bytes) throws Exception {
     try (FileChannel ch =
         FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
@@ -152,14 +151,12 @@ final class SegmentBench {
     }
   }
 
-  /** Reads {@code file}, checked to hold {@code length} bytes. */
   private static byte[] read(Path file, int length) throws Exception {
     byte[] bytes = Files.readAllBytes(file);
     check(bytes.length == length, "raw read " + bytes.length + " bytes of " + length);
     return bytes;
   }
 
-  /** Checksums {@code bytes} and copies them into floats. */
   private static void checkedFloats(byte[] bytes) {
     CRC32C crc = new CRC32C();
     crc.update(bytes);

@@ -3,7 +3,6 @@ package org.tensorcache.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +11,6 @@ import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.fixture.Files2;
 import org.tensorcache.bench.fixture.RunSize;
-import org.tensorcache.bench.report.Results;
 import org.tensorcache.bench.tiers.Gathers;
 import org.tensorcache.bench.tiers.PlainArray;
 import org.tensorcache.bench.tiers.TierConfig;
@@ -30,22 +28,16 @@ import org.tensorcache.model.data.SyntheticPreferences;
  * node-wide), the two with the budget bracketing the one without. Every value served is checked.
  */
 final class TiersBench {
-  private static final Duration FILL_WITHIN = Duration.ofMinutes(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private TiersBench() {}
 
-  static void run(Path work, Path resultsDir, RunSize size) throws Exception {
+  /** Writes the chart; returns the figures. */
+  static Map<String, Object> run(Path work, Path resultsDir, RunSize size) throws Exception {
     long start = System.nanoTime();
     TierConfig c = TierConfig.of(size);
     Path dir = Files2.fresh(work.resolve("tiers"));
     PlainArray reference = new PlainArray(TierConfig.SEED, c.examples(), c.width());
-    Map<String, Object> results = new LinkedHashMap<>();
-    results.put("benchmark", "tiers");
-    results.put("when", Instant.now().toString());
-    results.put("machine", Results.machine());
-    results.put("size", size.label());
-    results.put("config", c);
     System.out.println("cache: " + c);
 
     // the JIT's warm-up on a node of its own, so that the measured nodes are alike. Without it the
@@ -53,8 +45,7 @@ final class TiersBench {
     // steps three times as long, the JIT compiling the fill, sharding, persistence and H2 paths.
     if (c.warmsUp()) {
       CacheDefinition warmUp =
-          c.definition(
-              "tiers-warm-up", data(dir, "warm-up", 43, c.examples()), dir.resolve("warm-up/seg"));
+          c.definition("tiers-warm-up", data(dir, "warm-up", 43, c), dir.resolve("warm-up/seg"));
       try (EmbeddedNodes node =
           node(dir.resolve("warm-up/node"), List.of(warmUp), c.budgetBytes(), c.prefetchSteps())) {
         fill(node, List.of(warmUp), "warm-up fill");
@@ -64,7 +55,7 @@ final class TiersBench {
 
     // the budget with prefetch, the whole cache in memory (every range hot before the steps), the
     // budget without prefetch: the two fills with the budget bracket the one without
-    ExampleSet data = data(dir, "data", 42, c.examples());
+    ExampleSet data = data(dir, "data", 42, c);
     List<String> runs = List.of("prefetch", "in-memory", "no-prefetch");
     List<String> fillNames =
         List.of("fill with the budget", "fill without a budget", "fill with the budget, again");
@@ -114,16 +105,16 @@ final class TiersBench {
             againstArray[0],
             againstArray[1],
             random);
-    results.putAll(report.figures());
+    Map<String, Object> results = new LinkedHashMap<>(Map.of("config", c));
+    results.putAll(report.report());
     results.put("run_s", Math.round((System.nanoTime() - start) / 1e8) / 10.0);
-    report.print();
-    Results.write(resultsDir.resolve("tiers.json"), results);
     report.chart(resultsDir.resolve("tiers.png"));
+    return results;
   }
 
-  /** A data set of {@code n} examples: the runner ignores their content, not their count. */
-  private static ExampleSet data(Path dir, String name, long seed, int n) throws Exception {
-    SyntheticPreferences.write(dir.resolve(name + ".jsonl"), seed, n);
+  /** A data set of {@code c.examples()}: the runner ignores their content, not their count. */
+  private static ExampleSet data(Path dir, String name, long seed, TierConfig c) throws Exception {
+    SyntheticPreferences.write(dir.resolve(name + ".jsonl"), seed, c.examples());
     return ExampleSet.load(dir.resolve(name + ".jsonl"));
   }
 
@@ -136,12 +127,11 @@ final class TiersBench {
         Map.of("tensorcache.memory.budget", budgetBytes, "tensorcache.prefetch.steps", steps));
   }
 
-  /** Fills {@code caches} one after the other. */
   private static List<EmbeddedNodes.Fill> fill(
       EmbeddedNodes node, List<CacheDefinition> caches, String what) throws Exception {
     List<EmbeddedNodes.Fill> fills = new ArrayList<>();
     for (CacheDefinition cache : caches) {
-      EmbeddedNodes.Fill f = node.fill(cache.cacheId(), FILL_WITHIN);
+      EmbeddedNodes.Fill f = node.fill(cache.cacheId(), Duration.ofMinutes(30));
       System.out.printf("%s: %.1f s, %.1f s of CPU%n", what, f.seconds(), f.cpuSeconds());
       fills.add(f);
     }

@@ -25,7 +25,7 @@ public final class Charts {
     bars(png, title, yAxis, series, false);
   }
 
-  /** Like {@link #bars(Path, String, String, Map)}, on a logarithmic y axis when {@code logY}. */
+  /** On a logarithmic y axis when {@code logY}. */
   public static void bars(
       Path png, String title, String yAxis, Map<String, Map<String, Double>> series, boolean logY)
       throws IOException {

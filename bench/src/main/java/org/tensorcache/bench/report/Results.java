@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -21,7 +22,32 @@ public final class Results {
     System.out.println("written " + json);
   }
 
-  /** The machine the figures were measured on. */
+  /**
+   * Writes {@code figures} into {@code json} under {@code benchmark} and {@code header}, keeping
+   * the figures another part put there in an earlier run.
+   */
+  @SuppressWarnings("unchecked")
+  public static void merge(
+      Path json, String benchmark, Map<String, ?> header, Map<String, ?> figures)
+      throws IOException {
+    Map<String, Object> results = new LinkedHashMap<>(Map.of("benchmark", benchmark));
+    if (Files.exists(json)) {
+      results.putAll(new ObjectMapper().readValue(json.toFile(), Map.class));
+    }
+    results.putAll(header);
+    results.putAll(figures);
+    write(json, results);
+  }
+
+  /** What every results file starts with: when, on what machine, how large a run. */
+  public static Map<String, Object> header(String size) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("when", Instant.now().toString());
+    m.put("machine", machine());
+    m.put("size", size);
+    return m;
+  }
+
   public static Map<String, Object> machine() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cores", Runtime.getRuntime().availableProcessors());

@@ -23,12 +23,10 @@ public final class Stats {
     return Double.isFinite(x) ? Math.round(x * scale) / scale : x;
   }
 
-  /** {@code x} rounded to one decimal. */
   public static double round1(double x) {
     return round(x, 1);
   }
 
-  /** {@code x} rounded to two decimals. */
   public static double round2(double x) {
     return round(x, 2);
   }

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,29 +21,17 @@ public final class Table {
 
   /** A column: JSON {@code key}, printed {@code header} in {@code format}, or not printed. */
   private record Column(String key, String header, String format) {
-    boolean printed() {
-      return format != null;
-    }
 
     /**
      * The JSON value of {@code v}: a double rounded two digits past what is printed, none for NaN.
      */
     Object json(Object v) {
-      if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
-        return null;
+      if (!(v instanceof Double d)) {
+        return v;
       }
-      if (v instanceof Double d) {
-        int digits = 2;
-        if (format != null) {
-          Matcher m = WIDTH.matcher(format);
-          if (m.find() && m.group(3) != null) {
-            digits += Integer.parseInt(m.group(3));
-          }
-        }
-        double scale = Math.pow(10, digits);
-        return Math.round(d * scale) / scale;
-      }
-      return v;
+      Matcher m = WIDTH.matcher(format == null ? "" : format);
+      int digits = 2 + (m.find() && m.group(3) != null ? Integer.parseInt(m.group(3)) : 0);
+      return Double.isFinite(d) ? Stats.round(d, digits) : null;
     }
 
     String head() {
@@ -51,10 +41,7 @@ public final class Table {
     }
 
     String cell(Object v) {
-      if (v == null) {
-        return " ".repeat(head().length());
-      }
-      return String.format(Locale.ROOT, format, v);
+      return v == null ? " ".repeat(head().length()) : String.format(Locale.ROOT, format, v);
     }
   }
 
@@ -67,7 +54,6 @@ public final class Table {
     this.title = title;
   }
 
-  /** A column printed with its JSON key as header. */
   public Table col(String key, String format) {
     return col(key, key, format);
   }
@@ -78,13 +64,11 @@ public final class Table {
     return this;
   }
 
-  /** A column in the JSON rows only. */
   public Table json(String key) {
     columns.add(new Column(key, key, null));
     return this;
   }
 
-  /** Adds a row: one value per column, in their order. */
   public Table row(Object... values) {
     if (values.length != columns.size()) {
       throw new IllegalArgumentException(
@@ -124,23 +108,21 @@ public final class Table {
     if (title != null) {
       System.out.println("-- " + title + " --");
     }
-    StringBuilder head = new StringBuilder();
-    for (Column c : columns) {
-      if (c.printed()) {
-        head.append(head.isEmpty() ? "" : " ").append(c.head());
-      }
-    }
-    System.out.println(head.toString().stripTrailing());
+    printLine(i -> columns.get(i).head());
     for (Object[] r : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int i = 0; i < r.length; i++) {
-        Column c = columns.get(i);
-        if (c.printed()) {
-          line.append(line.isEmpty() ? "" : " ").append(c.cell(r[i]));
-        }
-      }
-      System.out.println(line.toString().stripTrailing());
+      printLine(i -> columns.get(i).cell(r[i]));
     }
     return json();
+  }
+
+  /** The cells of the printed columns, one space apart. */
+  private void printLine(IntFunction<String> cell) {
+    StringJoiner line = new StringJoiner(" ");
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).format() != null) {
+        line.add(cell.apply(i));
+      }
+    }
+    System.out.println(line.toString().stripTrailing());
   }
 }

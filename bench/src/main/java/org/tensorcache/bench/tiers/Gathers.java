@@ -28,7 +28,6 @@ public final class Gathers {
   public record Random(
       @JsonUnwrapped Timings timings, Hits hits, long peakBytesHeld, long budgetBytes) {}
 
-  /** Random batches after at least the warm-up time. */
   public static Random random(
       EmbeddedNodes node, CacheDefinition cache, PlainArray reference, TierConfig c)
       throws Exception {

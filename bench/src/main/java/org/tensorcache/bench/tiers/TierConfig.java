@@ -67,10 +67,6 @@ public record TierConfig(
     return (long) (warmUpS * 1e9);
   }
 
-  long trainNanos() {
-    return (long) (trainMsPerStep * 1e6);
-  }
-
   /**
    * The caches a measured node fills: the first, {@code name}, is the one looked up; the others
    * (same values) make the fill figure a median.
@@ -84,7 +80,6 @@ public record TierConfig(
     return caches;
   }
 
-  /** The cache {@code name} of {@code data}, its segments in {@code segments}. */
   public CacheDefinition definition(String name, ExampleSet data, Path segments) {
     FeatureRunner runner = new FeatureRunner(SEED, width, DType.BF16);
     CacheSpec spec = new CacheSpec(name, data.size(), runner.fields(), rangeSize);

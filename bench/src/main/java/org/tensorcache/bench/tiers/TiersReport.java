@@ -11,15 +11,15 @@ import org.tensorcache.bench.fixture.EmbeddedNodes;
 import org.tensorcache.bench.report.Charts;
 import org.tensorcache.bench.report.Stats;
 import org.tensorcache.bench.report.Table;
+import org.tensorcache.bench.tiers.TrainerLoop.Hits;
 import org.tensorcache.bench.tiers.TrainerLoop.Loops;
 import org.tensorcache.bench.tiers.TrainerLoop.Result;
 
 /**
- * The figures of the tiers part: the results file's sections, the table and target lines, the
- * chart. {@code fills}: several per node (a fill takes a second or two here, and single fills of
- * the same node differed by up to 2x from one run to the next) with the budget, without, with it
- * again. {@code passes} made every range hot; {@code lookupInto} and {@code array}: the in-memory
- * session's batches without it and from the plain array.
+ * The figures of the tiers part. {@code fills}: several per node (a fill takes a second or two
+ * here, and single fills of the same node differed by up to 2x from one run to the next) with the
+ * budget, without, with it again. {@code passes} made every range hot; {@code lookupInto} and
+ * {@code array}: the in-memory session's batches without it and from the plain array.
  */
 public record TiersReport(
     TierConfig config,
@@ -40,18 +40,25 @@ public record TiersReport(
   /** The fill with the budget next to the fill without it. */
   static final double FILL_RATIO_TARGET = 0.95;
 
-  /** The sections of the results file. */
-  public Map<String, Object> figures() {
-    Map<String, Object> m = new LinkedHashMap<>();
+  /** Prints the table and a line per target; returns the sections of the results file. */
+  public Map<String, Object> report() {
+    double[] rate = new double[3];
+    double[] cpuUs = new double[3];
     Map<String, Object> fill = new LinkedHashMap<>();
     for (int i = 0; i < 3; i++) {
+      rate[i] = median(i, f -> config.examples() / f.seconds());
+      cpuUs[i] = median(i, f -> f.cpuSeconds() * 1e6 / config.examples());
       Map<String, Object> node = new LinkedHashMap<>();
-      node.put("examples_per_s", fills.get(i).stream().map(f -> Math.round(rate(f))).toList());
-      node.put("median_examples_per_s", Math.round(median(i, this::rate)));
-      node.put("median_cpu_us_per_example", Math.round(median(i, this::cpuMicros)));
+      node.put(
+          "examples_per_s",
+          fills.get(i).stream().map(f -> Math.round(config.examples() / f.seconds())).toList());
+      node.put("median_examples_per_s", Math.round(rate[i]));
+      node.put("median_cpu_us_per_example", Math.round(cpuUs[i]));
       fill.put(List.of("with_budget_before", "without_budget", "with_budget_after").get(i), node);
     }
-    fill.put("ratio_with_without", Stats.round2(fillRatio()));
+    double fillRatio = (rate[0] + rate[2]) / 2 / rate[1]; // the mean of both nodes with the budget
+    fill.put("ratio_with_without", Stats.round2(fillRatio));
+    Map<String, Object> m = new LinkedHashMap<>();
     m.put("fill", fill);
     m.put("trainer_prefetch", prefetch);
     m.put("trainer_no_prefetch", noPrefetch);
@@ -63,37 +70,22 @@ public record TiersReport(
     m.put("trainer_in_memory", all);
     m.put("plain_array_same_batches", array);
     m.put("random_lookups", random);
-    m.put("table", table().json());
-    Map<String, Object> targets = new LinkedHashMap<>();
-    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(ratio(Loops::sessionNext)));
-    targets.put("prefetch_p50_over_in_memory_data_path", Stats.round2(ratio(Loops::dataPath)));
-    targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
-    targets.put(
-        "hot_share_after_first_step", prefetch.sessionNext().hitsAfterFirstStep().hotShare());
-    targets.put("hot_share_target", HOT_SHARE_TARGET);
-    targets.put("fill_ratio", Stats.round2(fillRatio()));
-    targets.put("fill_ratio_target", FILL_RATIO_TARGET);
-    m.put("targets", targets);
-    return m;
-  }
+    m.put("table", table().print());
 
-  /** Prints the table and one line per target. */
-  public void print() {
-    table().print();
     System.out.printf(
         "fill examples/s (median of %d per node): budget %.0f (before), no budget %.0f, budget"
             + " %.0f (after): ratio %.2f (target >= %.2f): target %s; CPU us per example %.0f /"
             + " %.0f / %.0f%n",
         fills.get(0).size(),
-        median(0, this::rate),
-        median(1, this::rate),
-        median(2, this::rate),
-        fillRatio(),
+        rate[0],
+        rate[1],
+        rate[2],
+        fillRatio,
         FILL_RATIO_TARGET,
-        met(fillRatio() >= FILL_RATIO_TARGET),
-        median(0, this::cpuMicros),
-        median(1, this::cpuMicros),
-        median(2, this::cpuMicros));
+        met(fillRatio >= FILL_RATIO_TARGET),
+        cpuUs[0],
+        cpuUs[1],
+        cpuUs[2]);
     double next = ratio(Loops::sessionNext);
     double path = ratio(Loops::dataPath);
     System.out.printf(
@@ -115,6 +107,16 @@ public record TiersReport(
         s.meanPrefetchLeadSteps(),
         s.peakBytesHeld() / 1048576.0,
         s.budgetBytes() / 1048576.0);
+    Map<String, Object> targets = new LinkedHashMap<>();
+    targets.put("prefetch_p50_over_in_memory_next", Stats.round2(next));
+    targets.put("prefetch_p50_over_in_memory_data_path", Stats.round2(path));
+    targets.put("prefetch_p50_target", PREFETCH_P50_TARGET);
+    targets.put("hot_share_after_first_step", hot);
+    targets.put("hot_share_target", HOT_SHARE_TARGET);
+    targets.put("fill_ratio", Stats.round2(fillRatio));
+    targets.put("fill_ratio_target", FILL_RATIO_TARGET);
+    m.put("targets", targets);
+    return m;
   }
 
   /**
@@ -137,30 +139,14 @@ public record TiersReport(
     series.put("p99", new LinkedHashMap<>());
     bars.forEach((name, t) -> series.get("p50").put(name, t.p50Us()));
     bars.forEach((name, t) -> series.get("p99").put(name, t.p99Us()));
-    Charts.bars(
-        png,
+    String title =
         String.format(
             "B = %d rows of a cache %dx the budget (%d MiB / %d MiB)",
             config.batch(),
             config.cacheBytes() / config.budgetBytes(),
             config.cacheBytes() >> 20,
-            config.budgetBytes() >> 20),
-        "us per batch (log)",
-        series,
-        true);
-  }
-
-  /** The median fill rate with the budget (mean of both nodes) over the one without it. */
-  private double fillRatio() {
-    return (median(0, this::rate) + median(2, this::rate)) / 2 / median(1, this::rate);
-  }
-
-  private double rate(EmbeddedNodes.Fill f) {
-    return config.examples() / f.seconds();
-  }
-
-  private double cpuMicros(EmbeddedNodes.Fill f) {
-    return f.cpuSeconds() * 1e6 / config.examples();
+            config.budgetBytes() >> 20);
+    Charts.bars(png, title, "us per batch (log)", series, true);
   }
 
   private double median(int node, ToDoubleFunction<EmbeddedNodes.Fill> value) {
@@ -180,25 +166,24 @@ public record TiersReport(
             .col("p99_us", "p99 us", "%9.1f")
             .col("batches_per_s", "batches/s", "%10d")
             .col("hot_share", "hot share", "%9.4f");
-    for (Loops c : List.of(prefetch, noPrefetch, inMemory)) {
-      String name = c == prefetch ? "prefetch" : c == noPrefetch ? "no prefetch" : "all in memory";
+    List<String> names = List.of("prefetch", "no prefetch", "all in memory");
+    List<Loops> loops = List.of(prefetch, noPrefetch, inMemory);
+    for (int i = 0; i < loops.size(); i++) {
+      Result next = loops.get(i).sessionNext();
+      Result path = loops.get(i).dataPath();
       row(
           t,
-          "trainer, " + name + ": session next()",
-          c.sessionNext().timings(),
-          c.sessionNext().hitsAfterFirstStep());
-      row(
-          t,
-          "trainer, " + name + ": data path",
-          c.dataPath().timings(),
-          c.dataPath().hitsAfterFirstStep());
+          "trainer, " + names.get(i) + ": session next()",
+          next.timings(),
+          next.hitsAfterFirstStep());
+      row(t, "trainer, " + names.get(i) + ": data path", path.timings(), path.hitsAfterFirstStep());
     }
     row(t, "same batches, all in memory: lookupInto", lookupInto, null);
     row(t, "same batches, plain short[] gather", array, null);
     return row(t, "random order, budget: lookupInto", random.timings(), random.hits());
   }
 
-  private static Table row(Table t, String name, Timings timings, TrainerLoop.Hits hits) {
+  private static Table row(Table t, String name, Timings timings, Hits hits) {
     Double hot = hits == null ? null : hits.hotShare();
     return t.row(name, timings.p50Us(), timings.p99Us(), timings.batchesPerS(), hot);
   }

@@ -13,7 +13,6 @@ import org.tensorcache.bench.report.Stats;
  */
 @JsonNaming(SnakeCaseStrategy.class)
 public record Timings(double p50Us, double p99Us, long batchesPerS, int timed) {
-  /** The timings of {@code nanos}, one duration per call. */
   public static Timings of(long[] nanos) {
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
@@ -24,7 +23,6 @@ public record Timings(double p50Us, double p99Us, long batchesPerS, int timed) {
         sorted.length);
   }
 
-  /** The timings of each way of {@code rounds}. */
   public static Timings[] of(Rounds rounds) {
     return Arrays.stream(rounds.nanos()).map(Timings::of).toArray(Timings[]::new);
   }

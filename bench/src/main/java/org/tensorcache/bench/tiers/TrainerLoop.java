@@ -28,11 +28,9 @@ import org.tensorcache.store.tier.TierStats;
  * without the session: its reply, an event journaled per step, takes most of a step's time.
  */
 public final class TrainerLoop {
-  /**
-   * The least warm-up steps of a loop with warm-up time: on a loaded machine a second of steps was
-   * a few dozen, before the JIT had compiled the session's path.
-   */
-  static final int MIN_WARM_UP_STEPS = 100;
+  // the least warm-up steps of a loop with warm-up time: on a loaded machine a second of steps was
+  // a few dozen, before the JIT had compiled the session's path
+  private static final int MIN_WARM_UP_STEPS = 100;
 
   /**
    * The values a cache served between two snapshots of its statistics: {@code hot} from hot blocks
@@ -74,7 +72,6 @@ public final class TrainerLoop {
       long budgetBytes,
       @JsonIgnore List<long[]> timedIndices) {}
 
-  /** A configuration's two loops: through the session, and the data path without it. */
   @JsonNaming(SnakeCaseStrategy.class)
   public record Loops(Result sessionNext, Result dataPath) {}
 
@@ -96,7 +93,6 @@ public final class TrainerLoop {
     this.c = c;
   }
 
-  /** The session {@code run}'s steps over {@code cache}, then the data path's. */
   public static Loops run(
       EmbeddedNodes node, CacheDefinition cache, PlainArray reference, String run, TierConfig c)
       throws Exception {
@@ -140,7 +136,7 @@ public final class TrainerLoop {
                 1,
                 r -> {
                   if (step > 0) {
-                    LockSupport.parkNanos(c.trainNanos());
+                    LockSupport.parkNanos((long) (c.trainMsPerStep() * 1e6));
                   }
                   before.run(r);
                 },
