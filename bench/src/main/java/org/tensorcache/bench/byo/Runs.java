@@ -56,10 +56,8 @@ final class Runs {
    * start-up.
    */
   static List<String> jvmOptions(int threads, boolean quickStart) {
-    List<String> options =
-        new ArrayList<>(
-            List.of(
-                "-Xmx768m", "-Dai.djl.pytorch.num_threads=" + threads, "-Dai.djl.offline=true"));
+    String libtorch = "-Dai.djl.pytorch.num_threads=" + threads;
+    List<String> options = new ArrayList<>(List.of("-Xmx768m", libtorch, "-Dai.djl.offline=true"));
     if (quickStart) {
       options.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     }
@@ -81,19 +79,18 @@ final class Runs {
    */
   Measurement trl(Path hfDir, Path dataset, int batch, Path values, long estimateBytes)
       throws IOException, InterruptedException {
-    String tooLarge = tooLarge(estimateBytes, "TRL's logits of its largest batch");
-    if (!python.usable() || tooLarge != null) {
-      return Measurement.missing(
-          python.usable()
-              ? tooLarge
-              : "no Python with torch, transformers and TRL: " + python.reason());
+    String why =
+        python.usable()
+            ? tooLarge(estimateBytes, "TRL's logits of its largest batch")
+            : "no Python with torch, transformers and TRL: " + python.reason();
+    if (why != null) {
+      return Measurement.missing(why);
     }
-    String tag = next("trl-b" + batch);
-    List<String> args = new ArrayList<>(List.of("--hf-dir", hfDir.toString(), "--batch-size"));
-    args.addAll(List.of("" + batch, "--threads", "" + threads, "--truncation-mode", "keep_start"));
-    // the environment as a user's: the script itself sets what TRL's precompute needs
+    List<String> args = List.of("--hf-dir", hfDir.toString(), "--batch-size", "" + batch);
     List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
-    return run(tag, command, dataset, ByoSize.MAX_LENGTH, values, Map.of());
+    command.addAll(List.of("--threads", "" + threads, "--truncation-mode", "keep_start"));
+    // the environment as a user's: the script itself sets what TRL's precompute needs
+    return run(next("trl-b" + batch), command, dataset, ByoSize.MAX_LENGTH, values, Map.of());
   }
 
   /**
@@ -102,12 +99,12 @@ final class Runs {
    */
   Measurement fill(Path modelDir, Path dataset, int maxLength, int batchTokens, Path values)
       throws IOException, InterruptedException {
-    String tag = next(batchTokens > 0 ? "fill-t" + batchTokens : "fill");
     List<String> args = new ArrayList<>(List.of("fill", "--model-dir", modelDir.toString()));
     if (batchTokens > 0) {
       args.addAll(List.of("--batch-tokens", Integer.toString(batchTokens)));
     }
-    return jvm(tag, args, dataset, maxLength, values);
+    return jvm(
+        next(batchTokens > 0 ? "fill-t" + batchTokens : "fill"), args, dataset, maxLength, values);
   }
 
   /**
@@ -115,12 +112,11 @@ final class Runs {
    */
   Measurement bare(Path logitsDir, Path dataset, Path values, long estimateBytes)
       throws IOException, InterruptedException {
-    String tooLarge = tooLarge(estimateBytes, "the bare loop's logits of its largest micro-batch");
-    if (tooLarge != null) {
-      return Measurement.missing(tooLarge);
-    }
+    String why = tooLarge(estimateBytes, "the bare loop's logits of its largest micro-batch");
     List<String> args = List.of("bare", "--model-dir", logitsDir.toString());
-    return jvm(next("bare"), args, dataset, ByoSize.MAX_LENGTH, values);
+    return why != null
+        ? Measurement.missing(why)
+        : jvm(next("bare"), args, dataset, ByoSize.MAX_LENGTH, values);
   }
 
   private Measurement jvm(String tag, List<String> args, Path dataset, int maxLength, Path values)
@@ -159,25 +155,30 @@ final class Runs {
     if (exit.isEmpty()) {
       return Measurement.missing("did not finish within " + TIMEOUT_S + " s (log " + log + ")");
     }
-    JsonNode r = null;
-    try {
-      r = JSON.readTree(out.toFile());
-    } catch (IOException e) {
-      // none, or cut short: said below
-    }
+    JsonNode r = readTree(out);
     if (exit.getAsInt() != 0 || r == null || !r.path("ok").asBoolean(false)) {
       String why =
           r != null && r.hasNonNull("error")
               ? r.get("error").asText()
               : "exit code " + exit.getAsInt() + " (killed for memory?) without a result";
-      return Measurement.missing(why + " (log " + log + "):\n" + tail(log));
+      List<String> lines = Files.readAllLines(log);
+      String tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+      return Measurement.missing(why + " (log " + log + "):\n" + tail);
     }
     // bench_trl.py's result has its own layout; ByoChild's holds the figures as they are
-    Map<String, Object> all = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
-    Map<String, Object> f = new LinkedHashMap<>(all);
+    Map<String, Object> f = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
     f.remove("ok");
     f.put("load_average_at_start", load);
     return new Measurement(null, f);
+  }
+
+  /** The result in {@code out}, or null when there is none or it was cut short. */
+  private static JsonNode readTree(Path out) {
+    try {
+      return JSON.readTree(out.toFile());
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** The figures of {@code scripts/bench_trl.py}'s result. */
@@ -191,14 +192,16 @@ final class Runs {
       f.put(k, JSON.convertValue(r.get(k), Object.class));
     }
     f.put("forward_seconds", r.path("phases").path("forward_seconds").asDouble());
+    String versions = "torch %s, transformers %s, trl %s";
     f.put(
-        "versions",
-        String.format(
-            "torch %s, transformers %s, trl %s",
-            v.path("torch").asText(), v.path("transformers").asText(), v.path("trl").asText()));
+        "versions", versions.formatted(text(v, "torch"), text(v, "transformers"), text(v, "trl")));
     f.put(
         "precompute_peak_rss_mib", ProcMemory.mib(m.path("precompute_peak_rss_bytes").asLong(-1)));
     return f;
+  }
+
+  private static String text(JsonNode node, String key) {
+    return node.path(key).asText();
   }
 
   /** Why a process needing {@code bytes} beyond its baseline is not started, or null. */
@@ -217,14 +220,5 @@ final class Runs {
   /** A numbered name, so that the files of every measurement stay apart. */
   private String next(String name) {
     return String.format("%02d-%s%s", ++count, model, name);
-  }
-
-  private static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-    } catch (IOException e) {
-      return "(no log: " + e.getMessage() + ")";
-    }
   }
 }
