@@ -149,7 +149,6 @@ final class ModelRun {
     return median(side, "examples_per_s");
   }
 
-  /** Median peak resident MiB. */
   double peak(String side) {
     return median(side, "peak_rss_mib");
   }

@@ -65,7 +65,6 @@ final class Padding implements AutoCloseable {
         .toList();
   }
 
-  /** The token budget the fill packs under. */
   TokenBudget budget() {
     return user.budget();
   }

@@ -54,7 +54,6 @@ final class ProcMemory {
     }
   }
 
-  /** {@code bytes} in MiB, rounded. */
   static long mib(long bytes) {
     return bytes < 0 ? -1 : Math.round(bytes / 1048576.0);
   }

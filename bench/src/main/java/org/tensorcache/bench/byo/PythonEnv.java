@@ -115,7 +115,6 @@ public record PythonEnv(String executable, String origin, String reason) {
     return exit.getAsInt();
   }
 
-  /** The command line that runs {@code script} with {@code args}. */
   List<String> command(Path script, List<String> args) {
     List<String> command = new ArrayList<>(List.of(executable, script.toString()));
     command.addAll(args);

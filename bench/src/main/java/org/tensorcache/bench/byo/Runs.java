@@ -89,8 +89,9 @@ final class Runs {
     List<String> args = List.of("--hf-dir", hfDir.toString(), "--batch-size", "" + batch);
     List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
     command.addAll(List.of("--threads", "" + threads, "--truncation-mode", "keep_start"));
+    command.addAll(inputs(dataset, ByoSize.MAX_LENGTH, values));
     // the environment as a user's: the script itself sets what TRL's precompute needs
-    return run(next("trl-b" + batch), command, dataset, ByoSize.MAX_LENGTH, values, Map.of());
+    return run(next("trl-b" + batch), command, Map.of());
   }
 
   /**
@@ -103,8 +104,8 @@ final class Runs {
     if (batchTokens > 0) {
       args.addAll(List.of("--batch-tokens", Integer.toString(batchTokens)));
     }
-    return jvm(
-        next(batchTokens > 0 ? "fill-t" + batchTokens : "fill"), args, dataset, maxLength, values);
+    args.addAll(inputs(dataset, maxLength, values));
+    return jvm(next(batchTokens > 0 ? "fill-t" + batchTokens : "fill"), args);
   }
 
   /**
@@ -113,42 +114,39 @@ final class Runs {
   Measurement bare(Path logitsDir, Path dataset, Path values, long estimateBytes)
       throws IOException, InterruptedException {
     String why = tooLarge(estimateBytes, "the bare loop's logits of its largest micro-batch");
-    List<String> args = List.of("bare", "--model-dir", logitsDir.toString());
-    return why != null
-        ? Measurement.missing(why)
-        : jvm(next("bare"), args, dataset, ByoSize.MAX_LENGTH, values);
+    List<String> args = new ArrayList<>(List.of("bare", "--model-dir", logitsDir.toString()));
+    args.addAll(inputs(dataset, ByoSize.MAX_LENGTH, values));
+    return why != null ? Measurement.missing(why) : jvm(next("bare"), args);
   }
 
-  private Measurement jvm(String tag, List<String> args, Path dataset, int maxLength, Path values)
-      throws IOException, InterruptedException {
-    List<String> all = new ArrayList<>(args);
-    all.addAll(List.of("--work", file(tag).toString()));
-    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), all);
+  /** The options both kinds of measurement take. */
+  private List<String> inputs(Path dataset, int maxLength, Path values) {
+    List<String> c = new ArrayList<>(List.of("--dataset", dataset.toString()));
+    c.addAll(List.of("--max-length", "" + maxLength, "--warmup-rows", "" + warmupRows));
+    if (values != null) {
+      c.addAll(List.of("--values", values.toString()));
+    }
+    return c;
+  }
+
+  private Measurement jvm(String tag, List<String> args) throws IOException, InterruptedException {
+    args.addAll(List.of("--work", file(tag).toString()));
+    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), args);
     // as ./tensorcache sets it: libtorch's idle OpenMP threads sleep instead of spinning
-    return run(tag, command, dataset, maxLength, values, Map.of("OMP_WAIT_POLICY", "PASSIVE"));
+    return run(tag, command, Map.of("OMP_WAIT_POLICY", "PASSIVE"));
   }
 
   /**
-   * Runs {@code command} on {@code dataset} with the options both kinds of measurement take; its
-   * figures from the result it wrote to {@code tag.json}, with the machine's load when it started.
+   * Runs {@code command} with {@code --out tag.json}; its figures from the result it wrote there,
+   * with the machine's load when it started.
    */
   @SuppressWarnings("unchecked")
-  private Measurement run(
-      String tag,
-      List<String> command,
-      Path dataset,
-      int maxLength,
-      Path values,
-      Map<String, String> env)
+  private Measurement run(String tag, List<String> command, Map<String, String> env)
       throws IOException, InterruptedException {
     Path out = file(tag + ".json");
     Path log = file(tag + ".log");
     List<String> c = new ArrayList<>(command);
-    c.addAll(List.of("--dataset", dataset.toString(), "--max-length", "" + maxLength));
-    c.addAll(List.of("--warmup-rows", "" + warmupRows, "--out", out.toString()));
-    if (values != null) {
-      c.addAll(List.of("--values", values.toString()));
-    }
+    c.addAll(List.of("--out", out.toString()));
     String load = ProcMemory.loadAverage();
     Files.deleteIfExists(out);
     OptionalInt exit = ChildProcess.run(c, env, log, Duration.ofSeconds(TIMEOUT_S));
