@@ -72,9 +72,6 @@ final class Agreement {
   }
 
   private static Map<String, Object> missing(String why) {
-    Map<String, Object> c = new LinkedHashMap<>();
-    c.put("left_out", why);
-    c.put("within_tolerance", false);
-    return c;
+    return Map.of("left_out", why, "within_tolerance", false);
   }
 }

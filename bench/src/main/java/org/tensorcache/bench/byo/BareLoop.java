@@ -13,6 +13,7 @@ import org.tensorcache.model.batch.MemoryModel;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.Truncation;
+import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.PaddedBatch;
 
 /**
@@ -48,9 +49,8 @@ final class BareLoop {
   static List<Micro> batches(List<TokenizedPreference> rows, Truncation truncation, int padId) {
     List<Micro> out = new ArrayList<>();
     for (int from = 0; from < rows.size(); from += ByoSize.BARE_MICRO_BATCH) {
-      List<TokenizedPreference> micro =
-          rows.subList(from, Math.min(rows.size(), from + ByoSize.BARE_MICRO_BATCH));
-      out.add(micro(micro, truncation, padId));
+      int to = Math.min(rows.size(), from + ByoSize.BARE_MICRO_BATCH);
+      out.add(micro(rows.subList(from, to), truncation, padId));
     }
     return out;
   }
@@ -60,20 +60,18 @@ final class BareLoop {
     List<Truncation.Sequence> computed = new ArrayList<>(2 * b);
     int[] slot = new int[2 * b];
     float[] tokens = new float[2 * b];
-    int longest = 1;
     for (int s = 0; s < 2 * b; s++) {
       TokenizedPreference row = micro.get(s % b);
-      Truncation.Sequence seq =
-          truncation.cut(row.promptIds(), s < b ? row.chosenIds() : row.rejectedIds());
+      var seq = truncation.cut(row.promptIds(), s < b ? row.chosenIds() : row.rejectedIds());
       tokens[s] = seq.countedTokens();
       slot[s] = seq.countedTokens() > 0 ? computed.size() : -1;
       if (slot[s] >= 0) {
         computed.add(seq);
-        longest = Math.max(longest, seq.ids().length);
       }
     }
-    int m = PaddedBatch.STEP_MULTIPLE;
-    int steps = (longest + m - 1) / m * m;
+    int longest = computed.stream().mapToInt(q -> q.ids().length).max().orElse(1);
+    int steps = (longest + PaddedBatch.STEP_MULTIPLE - 1) / PaddedBatch.STEP_MULTIPLE;
+    steps *= PaddedBatch.STEP_MULTIPLE;
     int n = computed.size();
     long[] ids = new long[n * steps];
     long[] mask = new long[n * steps];
@@ -81,13 +79,13 @@ final class BareLoop {
     float[] counted = new float[n * steps];
     Arrays.fill(ids, padId);
     for (int r = 0; r < n; r++) {
-      Truncation.Sequence s = computed.get(r);
-      int first = Math.max(1, s.completionStart());
-      for (int t = 0; t < s.ids().length; t++) {
-        ids[r * steps + t] = s.ids()[t];
+      int[] seq = computed.get(r).ids();
+      int first = Math.max(1, computed.get(r).completionStart());
+      for (int t = 0; t < seq.length; t++) {
+        ids[r * steps + t] = seq[t];
         mask[r * steps + t] = 1;
-        if (t + 1 < s.ids().length) {
-          targets[r * steps + t] = s.ids()[t + 1];
+        if (t + 1 < seq.length) {
+          targets[r * steps + t] = seq[t + 1];
           counted[r * steps + t] = t + 1 >= first ? 1f : 0f;
         }
       }
@@ -97,8 +95,8 @@ final class BareLoop {
 
   /**
    * Runs {@code batches} with autograd off, as the runner does; their values {@code [field][row]}
-   * in the order of {@link NodeFill#FIELDS}; its seconds (wall, CPU, forward, the rest) to {@code
-   * timed}.
+   * in the order of {@link CausalLmLogprobRunner#FIELDS}; its seconds (wall, CPU, forward, the
+   * rest) to {@code timed}.
    */
   float[][] run(List<Micro> batches, Map<String, Object> timed) {
     var os =

@@ -31,40 +31,32 @@ record BenchModel(Path dir, JsonNode info) {
     boolean smoke = size == RunSize.SMOKE;
     String rows = smoke ? "8" : "384";
     String longRows = smoke ? "1" : "8";
-    String key =
-        String.format(
-            "bench-model-s%d-n%s-l%s-b%s",
-            SEED, rows, longRows, smoke ? "32x2x4x2x64-v1024" : "default-vdefault");
+    String body = smoke ? "32x2x4x2x64-v1024" : "default-vdefault";
+    String key = "bench-model-s%d-n%s-l%s-b%s".formatted(SEED, rows, longRows, body);
     Path dir = workDir.resolve(key).toAbsolutePath();
-    if (Files.isRegularFile(dir.resolve("bench-model.json"))) {
+    Path info = dir.resolve("bench-model.json");
+    if (Files.isRegularFile(info)) {
       System.out.println("bench models: reusing " + dir);
-      return read(dir);
-    }
-    if (!python.usable()) {
-      System.out.println(
-          "left out: no bench models at " + dir + " and no Python: " + python.reason());
+    } else if (!python.usable()) {
+      System.out.printf(
+          "left out: no bench models at %s and no Python: %s%n", dir, python.reason());
       return null;
+    } else {
+      Files.delete(Files2.fresh(dir)); // the script makes it, and refuses a non-empty one
+      Path script = scripts().resolve("make_bench_model.py");
+      System.out.printf("bench models: making %s with %s (%s)%n", dir, script, python.executable());
+      List<String> args = new ArrayList<>(List.of("--out", dir.toString(), "--seed", "" + SEED));
+      args.addAll(List.of("--rows", rows, "--long-rows", longRows));
+      if (smoke) {
+        args.addAll(List.of("--body", "32,2,4,2,64", "--tokenizer-vocab", "1024"));
+      }
+      List<String> command = python.command(script, args);
+      int code = PythonEnv.exec(command, 1800);
+      if (code != 0 || !Files.isRegularFile(info)) {
+        throw new IOException(String.join(" ", command) + " exited " + code + " without models");
+      }
     }
-    Files2.fresh(dir);
-    Files.delete(dir); // the script makes it, and refuses a non-empty one
-    Path script = scripts().resolve("make_bench_model.py");
-    System.out.printf("bench models: making %s with %s (%s)%n", dir, script, python.executable());
-    List<String> args = new ArrayList<>(List.of("--out", dir.toString(), "--seed", "" + SEED));
-    args.addAll(List.of("--rows", rows, "--long-rows", longRows));
-    if (smoke) {
-      args.addAll(List.of("--body", "32,2,4,2,64", "--tokenizer-vocab", "1024"));
-    }
-    List<String> command = python.command(script, args);
-    int code = PythonEnv.exec(command, 1800);
-    if (code != 0 || !Files.isRegularFile(dir.resolve("bench-model.json"))) {
-      throw new IOException(String.join(" ", command) + " exited " + code + " without its models");
-    }
-    return read(dir);
-  }
-
-  private static BenchModel read(Path dir) throws IOException {
-    return new BenchModel(
-        dir, new ObjectMapper().readTree(dir.resolve("bench-model.json").toFile()));
+    return new BenchModel(dir, new ObjectMapper().readTree(info.toFile()));
   }
 
   /**
@@ -72,15 +64,17 @@ record BenchModel(Path dir, JsonNode info) {
    * nearest directory above it that has one (a module's, where its tests run).
    */
   static Path scripts() {
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+    Path here = Path.of("").toAbsolutePath();
+    for (Path d = here; d != null; d = d.getParent()) {
       if (Files.isRegularFile(d.resolve("scripts").resolve("make_bench_model.py"))) {
         return d.resolve("scripts");
       }
     }
     throw new IllegalStateException(
         "no scripts/make_bench_model.py under "
-            + Path.of("").toAbsolutePath()
-            + " or above it: run the benchmark from the repository (./tensorcache bench)");
+            + here
+            + " or above it: run the benchmark from the"
+            + " repository (./tensorcache bench)");
   }
 
   /** Model {@code name}'s entry: {@code parameters}, {@code vocab_size}, its directories. */

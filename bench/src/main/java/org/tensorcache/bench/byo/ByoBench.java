@@ -66,15 +66,14 @@ public final class ByoBench {
     c.put("model", model);
     c.put("rows", size.longRows());
     c.put("max_length", ByoSize.LONG_MAX_LENGTH);
-    Path dir = bench.path(model, "model_dir");
     long bound;
-    int vocab = bench.model(model).path("vocab_size").asInt();
-    try (Padding padding = Padding.of(dir, data, ByoSize.LONG_MAX_LENGTH, vocab)) {
+    try (Padding padding = Padding.of(bench, model, data, ByoSize.LONG_MAX_LENGTH)) {
       bound = ProcMemory.mib(padding.budget().memoryBound());
       c.put("plan", padding.figures());
     }
+    Path dir = bench.path(model, "model_dir");
     Measurement x = runs.fill(dir, data, ByoSize.LONG_MAX_LENGTH, 0, null);
-    print(model, "(m) memory check, " + size.longRows() + " long rows", x);
+    x.print(model, "(m) memory check, " + size.longRows() + " long rows");
     c.put("fill", x.toMap());
     c.put("memory_bound_mib", bound);
     if (!x.ok()) {
@@ -91,16 +90,5 @@ public final class ByoBench {
         "(m) peak RSS %,d MiB - RSS after load %,d MiB = %,d MiB; memory bound %,d MiB: %s%n",
         peak, loaded, peak - loaded, bound, peak - loaded <= bound ? "within" : "OVER");
     return c;
-  }
-
-  /** Prints one measurement's line. */
-  static void print(String model, String what, Measurement x) {
-    if (x.ok()) {
-      System.out.printf(
-          "%-6s %-52s %9.3f examples/s (%.1f s), peak RSS %,6d MiB%n",
-          model, what, x.get("examples_per_s"), x.get("seconds"), (long) x.get("peak_rss_mib"));
-    } else {
-      System.out.printf("%-6s %-52s left out: %s%n", model, what, x.why());
-    }
   }
 }

@@ -18,6 +18,7 @@ import org.tensorcache.model.data.DataFormat;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
 import org.tensorcache.model.hf.Truncation;
+import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.usermodel.UserModel;
 
 /**
@@ -51,8 +52,8 @@ public final class ByoChild {
           };
       if (a.containsKey("--values")) {
         Map<String, Object> v = new LinkedHashMap<>();
-        for (int f = 0; f < NodeFill.FIELDS.size(); f++) {
-          v.put(NodeFill.FIELDS.get(f), values[f]);
+        for (int f = 0; f < values.length; f++) {
+          v.put(CausalLmLogprobRunner.FIELDS.get(f).name(), values[f]);
         }
         json.writeValue(Path.of(a.get("--values")).toFile(), v);
       }
@@ -71,24 +72,20 @@ public final class ByoChild {
 
   private static float[][] fill(Map<String, String> a, Map<String, Object> r) throws Exception {
     Path work = Files.createDirectories(Path.of(a.get("--work")));
-    List<String> job =
-        new ArrayList<>(
-            List.of(
-                "--format text --runner logprob --truncation-mode keep_start --cache-name byo"
-                    .split(" ")));
-    job.addAll(List.of("--data-dir", work.resolve("data").toString()));
-    job.addAll(List.of("--model-dir", a.get("--model-dir"), "--dataset", a.get("--dataset")));
-    job.addAll(List.of("--max-length", a.get("--max-length")));
-    if (a.containsKey("--batch-tokens")) {
-      job.addAll(List.of("--batch-tokens", a.get("--batch-tokens")));
+    String job = "--format text --runner logprob --truncation-mode keep_start --cache-name byo";
+    List<String> args = new ArrayList<>(List.of(job.split(" ")));
+    args.addAll(List.of("--data-dir", work.resolve("data").toString()));
+    for (String option : List.of("--model-dir", "--dataset", "--max-length", "--batch-tokens")) {
+      if (a.containsKey(option)) {
+        args.addAll(List.of(option, a.get(option)));
+      }
     }
     long t0 = System.nanoTime();
-    CacheDefinition definition = JobDefinitions.definition(job.toArray(String[]::new));
+    CacheDefinition definition = JobDefinitions.definition(args.toArray(String[]::new));
     loaded(r, t0);
     int rows = Math.toIntExact(definition.spec().n());
-    int warmup = Math.min(rows, Integer.parseInt(a.get("--warmup-rows")));
+    int warmup = warmup(a, r, rows);
     try (NodeFill node = NodeFill.start(definition, warmup, work)) {
-      r.put("warmup_rows", warmup);
       r.put("rss_before_timed_mib", ProcMemory.mib("VmRSS"));
       timed(r, rows, node.fill());
       return node.values();
@@ -96,33 +93,34 @@ public final class ByoChild {
   }
 
   private static float[][] bare(Map<String, String> a, Map<String, Object> r) throws Exception {
-    Truncation truncation =
+    var truncation =
         new Truncation(Integer.parseInt(a.get("--max-length")), Truncation.Mode.KEEP_START);
     long t0 = System.nanoTime();
     // the loop packs nothing under a bound: the bound only keeps every row acceptable
     BudgetSettings unbounded = new BudgetSettings(TokenBudget.DEFAULT_BATCH_TOKENS, 1L << 40);
+    Path dir = Path.of(a.get("--model-dir"));
     try (UserModel user =
-        UserModel.open(
-            Path.of(a.get("--model-dir")),
-            UserModel.Runner.LOGPROB,
-            truncation,
-            DType.F32,
-            unbounded)) {
+        UserModel.open(dir, UserModel.Runner.LOGPROB, truncation, DType.F32, unbounded)) {
       ExampleSet data = user.prepare(ExampleSet.load(Path.of(a.get("--dataset")), DataFormat.TEXT));
       BareLoop loop = new BareLoop(user.model());
       loaded(r, t0);
       List<TokenizedPreference> rows = Padding.rows(data);
       int padId = Math.max(0, user.directory().padTokenId()); // as the runner pads
-      int warmup = Math.min(rows.size(), Integer.parseInt(a.get("--warmup-rows")));
+      int warmup = warmup(a, r, rows.size());
       loop.run(BareLoop.batches(rows.subList(0, warmup), truncation, padId), new HashMap<>());
       List<BareLoop.Micro> batches = BareLoop.batches(rows, truncation, padId);
-      r.put("warmup_rows", warmup);
       r.put("rss_before_timed_mib", ProcMemory.mib("VmRSS"));
       Map<String, Object> timed = new LinkedHashMap<>();
       float[][] values = loop.run(batches, timed);
       timed(r, rows.size(), timed);
       return values;
     }
+  }
+
+  private static int warmup(Map<String, String> a, Map<String, Object> r, int rows) {
+    int warmup = Math.min(rows, Integer.parseInt(a.get("--warmup-rows")));
+    r.put("warmup_rows", warmup);
+    return warmup;
   }
 
   private static void loaded(Map<String, Object> r, long t0) {

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
-import java.util.stream.Collectors;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -38,25 +36,20 @@ final class ByoReport {
     json.put("benchmark", "byo");
     json.put("when", Instant.now().toString());
     Map<String, Object> machine = new LinkedHashMap<>(Results.machine());
-    machine.put("cpu", cpu());
+    String cpu = ProcMemory.field("/proc/cpuinfo", "model name");
+    machine.put("cpu", cpu == null ? "unknown" : cpu);
     machine.put("memory_total_mib", ProcMemory.mib(ProcMemory.bytes("/proc/meminfo", "MemTotal")));
     machine.put("memory_available_mib_at_start", ProcMemory.mib(ProcMemory.available()));
     machine.put("load_average_at_start", ProcMemory.loadAverage());
     json.put("machine", machine);
     json.put("size", size.size().label());
     Map<String, Object> rows = new LinkedHashMap<>();
-    size.models()
-        .forEach(
-            (name, r) ->
-                rows.put(
-                    name,
-                    Map.of(
-                        "rows",
-                        r.rows(),
-                        "trl_sweep_rows",
-                        Math.min(r.rows(), r.sweepRows()),
-                        "warmup_rows",
-                        r.warmupRows())));
+    for (var e : size.models().entrySet()) {
+      ByoSize.Rows r = e.getValue();
+      rows.put(
+          e.getKey(),
+          Map.of("rows", r.rows(), "trl_sweep_rows", r.sweep(), "warmup_rows", r.warmupRows()));
+    }
     json.put("rows", rows);
     json.put("rounds", size.rounds());
     json.put("threads", threads);
@@ -120,7 +113,7 @@ final class ByoReport {
       byModel.put(m.name, m.toMap());
       row(sides, m, "tensorcache", "(a) TensorCache fill", "tensorcache_padding_factor");
       row(sides, m, "trl_default", "(b) TRL batch 8", null);
-      row(sides, m, "trl_best", "(b) TRL best batch (" + m.bestBatch + ")", null);
+      row(sides, m, "trl_best", "(b) TRL best batch (" + m.bestBatch() + ")", null);
       row(sides, m, "bare_loop", "(c) bare DJL loop", "bare_loop_padding_factor");
     }
     json.put("sides", sides.print());
@@ -138,13 +131,13 @@ final class ByoReport {
     List<Map<String, Object>> targets = new ArrayList<>();
     for (ModelRun m : models) {
       Double d = m.ratio("trl_default");
+      Double b = m.ratio("trl_best");
       String vs = m.name + ": TensorCache / TRL at ";
       target(
           targets,
           vs + "batch 8 examples/s >= " + VS_TRL_DEFAULT,
           d,
           d != null && d >= VS_TRL_DEFAULT);
-      Double b = m.ratio("trl_best");
       target(targets, vs + "its best batch >= " + VS_TRL_BEST, b, b != null && b >= VS_TRL_BEST);
       double tc = m.peak("tensorcache");
       double trl = m.peak("trl_default");
@@ -158,8 +151,8 @@ final class ByoReport {
       target(
           targets,
           m.name + ": log-probs within " + Agreement.TOLERANCE + " of TRL's (relative)",
-          values == null ? null : values.get("max_relative_diff"),
-          values != null && Boolean.TRUE.equals(values.get("within_tolerance")));
+          values.get("max_relative_diff"),
+          Boolean.TRUE.equals(values.get("within_tolerance")));
     }
     json.put("targets", targets);
     ((Map<String, Object>) json.get("machine"))
@@ -200,27 +193,12 @@ final class ByoReport {
   }
 
   private static String budgets(ModelRun m) {
-    return m.budgetSweep.entrySet().stream()
-        .map(
-            e ->
-                e.getKey()
-                    + ": "
-                    + (e.getValue().ok()
-                        ? String.format("%.3f", e.getValue().get("examples_per_s"))
-                        : "left out"))
-        .collect(Collectors.joining(", "));
-  }
-
-  private static String cpu() {
-    try {
-      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-          .filter(l -> l.startsWith("model name"))
-          .map(l -> l.substring(l.indexOf(':') + 1).strip())
-          .findFirst()
-          .orElse("unknown");
-    } catch (IOException e) {
-      return "unknown";
-    }
+    List<String> each = new ArrayList<>();
+    m.budgetSweep.forEach(
+        (t, x) ->
+            each.add(
+                t + ": " + (x.ok() ? String.format("%.3f", x.get("examples_per_s")) : "left out")));
+    return String.join(", ", each);
   }
 
   /**
@@ -228,42 +206,38 @@ final class ByoReport {
    * beside their median peak resident memory; a side left out shows as 0.
    */
   private static void chart(Path png, List<ModelRun> models) throws IOException {
-    CategoryChart rate =
-        chart("Examples/s (higher is better)", "examples/s", models, ModelRun::rate);
-    double least =
-        models.stream()
-            .flatMap(m -> ModelRun.SIDES.stream().map(side -> zeroIfMissing(m.rate(side))))
-            .min(Double::compare)
-            .orElse(0.0);
-    if (least > 0) {
-      rate.getStyler().setYAxisLogarithmic(true);
-      rate.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(least / 2))));
+    List<CategoryChart> charts = new ArrayList<>();
+    for (boolean rate : new boolean[] {true, false}) {
+      CategoryChart chart =
+          new CategoryChartBuilder()
+              .width(700)
+              .height(520)
+              .title(
+                  rate ? "Examples/s (higher is better)" : "Peak resident memory (lower is better)")
+              .yAxisTitle(rate ? "examples/s" : "MiB")
+              .build();
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+      chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+      chart.getStyler().setChartBackgroundColor(Color.WHITE);
+      double least = Double.MAX_VALUE;
+      for (int s = 0; s < LABELS.size(); s++) {
+        String side = ModelRun.SIDES.get(s);
+        List<Double> y = new ArrayList<>();
+        for (ModelRun m : models) {
+          double v = rate ? m.rate(side) : m.peak(side);
+          y.add(Double.isFinite(v) ? v : 0);
+          least = Math.min(least, y.get(y.size() - 1));
+        }
+        chart.addSeries(LABELS.get(s), models.stream().map(m -> m.name).toList(), y);
+      }
+      if (rate && least > 0) {
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(least / 2))));
+      }
+      charts.add(chart);
     }
-    CategoryChart memory =
-        chart("Peak resident memory (lower is better)", "MiB", models, ModelRun::peak);
     Files.createDirectories(png.toAbsolutePath().getParent());
-    BitmapEncoder.saveBitmap(
-        List.of(rate, memory), 1, 2, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    BitmapEncoder.saveBitmap(charts, 1, 2, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     System.out.println("written " + png);
-  }
-
-  private static CategoryChart chart(
-      String title, String axis, List<ModelRun> models, BiFunction<ModelRun, String, Double> y) {
-    CategoryChart chart =
-        new CategoryChartBuilder().width(700).height(520).title(title).yAxisTitle(axis).build();
-    chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-    chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-    chart.getStyler().setChartBackgroundColor(Color.WHITE);
-    List<String> x = models.stream().map(m -> m.name).toList();
-    for (int s = 0; s < LABELS.size(); s++) {
-      String side = ModelRun.SIDES.get(s);
-      chart.addSeries(
-          LABELS.get(s), x, models.stream().map(m -> zeroIfMissing(y.apply(m, side))).toList());
-    }
-    return chart;
-  }
-
-  private static double zeroIfMissing(double v) {
-    return Double.isFinite(v) ? v : 0;
   }
 }

@@ -25,6 +25,18 @@ record Measurement(String why, Map<String, Object> figures) {
     return figures.get(key) instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
+  /** Prints this measurement's line about {@code what} of {@code model}; returns it. */
+  Measurement print(String model, String what) {
+    if (ok()) {
+      System.out.printf(
+          "%-6s %-52s %9.3f examples/s (%.1f s), peak RSS %,6d MiB%n",
+          model, what, get("examples_per_s"), get("seconds"), (long) get("peak_rss_mib"));
+    } else {
+      System.out.printf("%-6s %-52s left out: %s%n", model, what, why);
+    }
+    return this;
+  }
+
   /** The figures, to three decimals, the main ones first. */
   Map<String, Object> toMap() {
     if (!ok()) {
@@ -33,14 +45,11 @@ record Measurement(String why, Map<String, Object> figures) {
     Map<String, Object> m = new LinkedHashMap<>();
     for (String k : List.of("examples_per_s", "seconds", "peak_rss_mib", "rss_before_timed_mib")) {
       if (figures.containsKey(k)) {
-        m.put(k, round(figures.get(k)));
+        m.put(k, figures.get(k));
       }
     }
-    figures.forEach((k, v) -> m.putIfAbsent(k, round(v)));
+    m.putAll(figures);
+    m.replaceAll((k, v) -> v instanceof Double d ? Stats.round(d, 3) : v);
     return m;
-  }
-
-  private static Object round(Object v) {
-    return v instanceof Double d ? Stats.round(d, 3) : v;
   }
 }

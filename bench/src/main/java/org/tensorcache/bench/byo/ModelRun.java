@@ -27,7 +27,6 @@ final class ModelRun {
   final Map<Integer, Measurement> budgetSweep = new LinkedHashMap<>();
   final Map<String, Object> values = new LinkedHashMap<>();
   int sweepRows;
-  int bestBatch = -1;
 
   ModelRun(String name, String description, Map<String, Object> padding) {
     this.name = name;
@@ -45,17 +44,16 @@ final class ModelRun {
     ByoSize.Rows rows = size.models().get(name);
     runs.model(name, rows.warmupRows());
     Path data = bench.rows("dataset", rows.rows());
-    int sweepRows = Math.min(rows.rows(), rows.sweepRows());
     Path hf = bench.path(name, "hf_dir");
     Path model = bench.path(name, "model_dir");
     long weights = bench.model(name).path("parameters").asLong() * 4L;
-    int vocab = bench.model(name).path("vocab_size").asInt();
     int def = ByoSize.TRL_DEFAULT_BATCH;
     Path tcValues = runs.file(name + "-tensorcache-values.json");
     Path bareValues = runs.file(name + "-bare-values.json");
-    try (Padding padding = Padding.of(model, data, ByoSize.MAX_LENGTH, vocab)) {
+    try (Padding padding = Padding.of(bench, name, data, ByoSize.MAX_LENGTH)) {
       ModelRun m = new ModelRun(name, bench.describe(name), padding.figures());
       System.out.printf("== %s; %d rows ==%n", m.description, rows.rows());
+      int sweepRows = rows.sweep();
       m.sweepRows = sweepRows;
       for (int b : size.trlBatches()) {
         if (m.trlSweep.keySet().stream().anyMatch(earlier -> earlier >= sweepRows)) {
@@ -63,39 +61,37 @@ final class ModelRun {
         }
         Path values = rows.sweepIsFirstRound() ? trlValues(runs, name, b) : null;
         long bytes = padding.trlBytes(b, sweepRows, weights);
-        Measurement x = runs.trl(hf, bench.rows("dataset", sweepRows), b, values, bytes);
-        m.trlSweep.put(b, x);
-        ByoBench.print(name, "TRL sweep, batch " + b + ", first " + sweepRows + " rows", x);
+        m.trlSweep.put(
+            b,
+            runs.trl(hf, bench.rows("dataset", sweepRows), b, values, bytes)
+                .print(name, "TRL sweep, batch " + b + ", first " + sweepRows + " rows"));
       }
-      int best = m.pickBest();
+      int best = m.bestBatch();
       System.out.printf(
           "%s: TRL's best batch size in the sweep: %s%n", name, best < 0 ? "-" : best);
       for (int r = 0; r < size.rounds(); r++) {
         boolean first = r == 0;
-        boolean reuse = first && rows.sweepIsFirstRound();
         Map<String, Measurement> round = new LinkedHashMap<>();
         m.rounds.add(round);
         String at = ", round " + (r + 1) + "/" + size.rounds();
         Measurement tc = runs.fill(model, data, ByoSize.MAX_LENGTH, 0, first ? tcValues : null);
-        m.put(round, "tensorcache", "(a) TensorCache fill" + at, tc);
-        Map<Integer, Measurement> batches = new LinkedHashMap<>();
+        round.put("tensorcache", tc.print(name, "(a) TensorCache fill" + at));
+        Map<Integer, Measurement> trl = new LinkedHashMap<>();
         for (int b : best == def || best < 0 ? List.of(def) : List.of(def, best)) {
+          boolean reuse = first && rows.sweepIsFirstRound() && m.trlSweep.containsKey(b);
           Path v = first ? trlValues(runs, name, b) : null;
-          batches.put(
-              b,
-              reuse && m.trlSweep.containsKey(b)
-                  ? m.trlSweep.get(b)
-                  : runs.trl(hf, data, b, v, padding.trlBytes(b, rows.rows(), weights)));
+          long bytes = padding.trlBytes(b, rows.rows(), weights);
+          trl.put(b, reuse ? m.trlSweep.get(b) : runs.trl(hf, data, b, v, bytes));
         }
-        m.put(round, "trl_default", "(b) TRL batch " + def + at, batches.get(def));
+        round.put("trl_default", trl.get(def).print(name, "(b) TRL batch " + def + at));
         Measurement b =
-            best < 0 ? Measurement.missing("no batch size of the sweep ran") : batches.get(best);
+            best < 0 ? Measurement.missing("no batch size of the sweep ran") : trl.get(best);
         String same = best == def ? " (same runs)" : "";
-        m.put(round, "trl_best", "(b) TRL best batch " + best + same + at, b);
+        round.put("trl_best", b.print(name, "(b) TRL best batch " + best + same + at));
         Path logits = bench.path(name, "model_logits_dir");
-        Path v = first ? bareValues : null;
-        Measurement bare = runs.bare(logits, data, v, padding.bareBytes(weights));
-        m.put(round, "bare_loop", "(c) bare DJL loop, format 1, 8 rows" + at, bare);
+        Measurement bare =
+            runs.bare(logits, data, first ? bareValues : null, padding.bareBytes(weights));
+        round.put("bare_loop", bare.print(name, "(c) bare DJL loop, format 1, 8 rows" + at));
       }
       Path reference = trlValues(runs, name, def);
       if (!Files.isRegularFile(reference) && best > 0) {
@@ -112,16 +108,10 @@ final class ModelRun {
             reused
                 ? m.rounds.get(0).get("tensorcache")
                 : runs.fill(model, data, ByoSize.MAX_LENGTH, tokens, null);
-        m.budgetSweep.put(tokens, x);
-        ByoBench.print(name, "(a) TensorCache fill, --batch-tokens " + tokens, x);
+        m.budgetSweep.put(tokens, x.print(name, "(a) TensorCache fill, --batch-tokens " + tokens));
       }
       return m;
     }
-  }
-
-  private void put(Map<String, Measurement> round, String side, String what, Measurement x) {
-    round.put(side, x);
-    ByoBench.print(name, what, x);
   }
 
   private static Path trlValues(Runs runs, String model, int batch) {
@@ -129,9 +119,8 @@ final class ModelRun {
   }
 
   /** The sweep's fastest batch size, or -1 when none ran. */
-  int pickBest() {
-    bestBatch = fastest(trlSweep);
-    return bestBatch;
+  int bestBatch() {
+    return fastest(trlSweep);
   }
 
   /** The key of the fastest measurement in {@code xs}, or -1. */
@@ -160,7 +149,6 @@ final class ModelRun {
     return median(side, "examples_per_s");
   }
 
-  /** Median peak resident MiB. */
   double peak(String side) {
     return median(side, "peak_rss_mib");
   }
@@ -186,55 +174,56 @@ final class ModelRun {
 
   /** Everything, as the results file holds it. */
   Map<String, Object> toMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("description", description);
-    Map<String, Object> sweep = new LinkedHashMap<>();
-    sweep.put("rows", sweepRows);
+    Map<String, Object> sweep = new LinkedHashMap<>(Map.of("rows", sweepRows));
     trlSweep.forEach((b, x) -> sweep.put("batch_" + b, x.toMap()));
-    sweep.put("best_batch", bestBatch);
-    m.put("trl_batch_sweep", sweep);
+    sweep.put("best_batch", bestBatch());
     List<Map<String, Object>> rs = new ArrayList<>();
-    for (int i = 0; i < rounds.size(); i++) {
-      Map<String, Object> r = new LinkedHashMap<>();
-      r.put("round", i + 1);
-      rounds.get(i).forEach((side, x) -> r.put(side, x.toMap()));
+    for (Map<String, Measurement> round : rounds) {
+      Map<String, Object> r = new LinkedHashMap<>(Map.of("round", rs.size() + 1));
+      round.forEach((side, x) -> r.put(side, x.toMap()));
       rs.add(r);
     }
-    m.put("rounds", rs);
     Map<String, Object> medians = new LinkedHashMap<>();
     Map<String, Object> ratios = new LinkedHashMap<>();
     for (String side : SIDES) {
-      Map<String, Object> s = new LinkedHashMap<>();
-      if (missing(side) != null) {
-        s.put("left_out", missing(side));
-      } else {
-        s.put("examples_per_s", Stats.round(rate(side), 3));
-        for (String key : List.of("peak_rss_mib", "rss_before_timed_mib", "rss_after_load_mib")) {
-          double v = median(side, key);
-          if (Double.isFinite(v)) {
-            s.put(key, Math.round(v));
-          }
-        }
-        s.put(
-            "per_round_examples_per_s",
-            measured(side).stream().map(x -> Stats.round(x.get("examples_per_s"), 3)).toList());
-      }
-      if (side.equals("trl_best")) {
-        s.put("batch", bestBatch);
-      }
-      medians.put(side, s);
+      medians.put(side, medians(side));
       if (!side.equals("tensorcache")) {
         ratios.put("tensorcache_vs_" + side, ratio(side));
       }
     }
-    m.put("medians", medians);
-    m.put("ratios", ratios);
     Map<String, Object> budgets = new LinkedHashMap<>();
     budgetSweep.forEach((t, x) -> budgets.put(Integer.toString(t), x.toMap()));
     budgets.put("best_batch_tokens", fastest(budgetSweep));
+    Map<String, Object> m = new LinkedHashMap<>(Map.of("description", description));
+    m.put("trl_batch_sweep", sweep);
+    m.put("rounds", rs);
+    m.put("medians", medians);
+    m.put("ratios", ratios);
     m.put("token_budget_sweep", budgets);
     m.put("padding", padding);
     m.put("values", values);
     return m;
+  }
+
+  private Map<String, Object> medians(String side) {
+    Map<String, Object> s = new LinkedHashMap<>();
+    if (missing(side) != null) {
+      s.put("left_out", missing(side));
+    } else {
+      s.put("examples_per_s", Stats.round(rate(side), 3));
+      for (String key : List.of("peak_rss_mib", "rss_before_timed_mib", "rss_after_load_mib")) {
+        double v = median(side, key);
+        if (Double.isFinite(v)) {
+          s.put(key, Math.round(v));
+        }
+      }
+      s.put(
+          "per_round_examples_per_s",
+          measured(side).stream().map(x -> Stats.round(x.get("examples_per_s"), 3)).toList());
+    }
+    if (side.equals("trl_best")) {
+      s.put("batch", bestBatch());
+    }
+    return s;
   }
 }

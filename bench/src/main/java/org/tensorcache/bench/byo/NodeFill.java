@@ -10,18 +10,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
 import org.tensorcache.actors.cache.CacheDefinition;
-import org.tensorcache.actors.client.Batch;
 import org.tensorcache.actors.client.TensorCacheClient;
 import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.NodeLauncher;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.TokenizedPreference;
+import org.tensorcache.model.runner.CausalLmLogprobRunner;
 import org.tensorcache.model.runner.ForwardingRunner;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
 import org.tensorcache.store.spec.CacheSpec;
-import org.tensorcache.store.spec.Fingerprint;
 
 /**
  * The fill through the embedded node of the cache the command line defines, its runners timed (two
@@ -29,10 +28,6 @@ import org.tensorcache.store.spec.Fingerprint;
  * over the same runners; timed from the coordinator's {@code StartFill} until all is persisted.
  */
 final class NodeFill implements AutoCloseable {
-  /** The cache's fields, in the order the values are kept. */
-  static final List<String> FIELDS =
-      List.of("chosen_logp", "rejected_logp", "chosen_tokens", "rejected_tokens");
-
   private final CacheDefinition timed;
   private NodeLauncher.Node node;
   private long firstStart;
@@ -67,9 +62,8 @@ final class NodeFill implements AutoCloseable {
     NodeFill fill = new NodeFill(definition);
     int n = Math.toIntExact(definition.spec().n());
     CacheDefinition warmup = head(definition, Math.min(n, Math.max(1, warmupRows)), dir);
-    fill.node =
-        NodeLauncher.startLocal(
-            dir.resolve("node"), List.of(fill.timed, warmup), Duration.ofMinutes(2));
+    var caches = List.of(fill.timed, warmup);
+    fill.node = NodeLauncher.startLocal(dir.resolve("node"), caches, Duration.ofMinutes(2));
     try {
       ClusterFill.run(fill.node.system(), fill.node.coordinator(), warmup.cacheId(), false);
       return fill;
@@ -80,12 +74,11 @@ final class NodeFill implements AutoCloseable {
   }
 
   private synchronized void record(long start, long end) {
-    if (calls == 0) {
+    if (calls++ == 0) {
       firstStart = start;
       threads = JniUtils.getNumThreads();
       thread = Thread.currentThread().getName();
     }
-    calls++;
     busyNs += end - start;
     lastEnd = end;
   }
@@ -119,15 +112,11 @@ final class NodeFill implements AutoCloseable {
 
   /** The timed cache's values read back through the client: {@code [field][row]}. */
   float[][] values() throws Exception {
-    int n = Math.toIntExact(timed.spec().n());
-    Batch batch =
-        TensorCacheClient.create(node.system())
-            .lookup(timed.cacheId(), LongStream.range(0, n).toArray());
-    float[][] out = new float[FIELDS.size()][];
-    for (int f = 0; f < out.length; f++) {
-      out[f] = batch.asFloats(FIELDS.get(f));
-    }
-    return out;
+    long[] all = LongStream.range(0, timed.spec().n()).toArray();
+    var batch = TensorCacheClient.create(node.system()).lookup(timed.cacheId(), all);
+    return CausalLmLogprobRunner.FIELDS.stream()
+        .map(f -> batch.asFloats(f.name()))
+        .toArray(float[][]::new);
   }
 
   @Override
@@ -145,11 +134,10 @@ final class NodeFill implements AutoCloseable {
     }
     ExampleSet data = all.withExamples(head, all.format());
     CacheSpec spec = new CacheSpec("byo-warmup", rows, definition.spec().fields(), rows);
-    Fingerprint fp;
     try (ModelRunner runner = definition.runners().get()) {
-      fp = CacheDefinition.fingerprint(runner, data, spec);
+      var fp = CacheDefinition.fingerprint(runner, data, spec);
+      return new CacheDefinition(
+          spec, fp, data, definition.runners(), dir.resolve("byo-warmup"), definition.planner());
     }
-    return new CacheDefinition(
-        spec, fp, data, definition.runners(), dir.resolve("byo-warmup"), definition.planner());
   }
 }

@@ -2,12 +2,13 @@ package org.tensorcache.bench.byo;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.tensorcache.bench.report.Stats;
 import org.tensorcache.fields.DType;
+import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.batch.BudgetSettings;
 import org.tensorcache.model.batch.TokenBudget;
 import org.tensorcache.model.data.DataFormat;
@@ -38,12 +39,17 @@ final class Padding implements AutoCloseable {
     this.vocab = vocab;
   }
 
-  /** The rows of {@code dataset} as the fill prepares them for {@code modelDir}. Close it. */
-  static Padding of(Path modelDir, Path dataset, int maxLength, int vocab) throws IOException {
+  /**
+   * The rows of {@code dataset} as the fill prepares them for bench model {@code name}, cut at
+   * {@code maxLength}. Close it.
+   */
+  static Padding of(BenchModel bench, String name, Path dataset, int maxLength) throws IOException {
     Truncation truncation = new Truncation(maxLength, Truncation.Mode.KEEP_START);
-    UserModel user =
+    Path dir = bench.path(name, "model_dir");
+    int vocab = bench.model(name).path("vocab_size").asInt();
+    var user =
         UserModel.open(
-            modelDir, UserModel.Runner.LOGPROB, truncation, DType.F32, BudgetSettings.DEFAULT);
+            dir, UserModel.Runner.LOGPROB, truncation, DType.F32, BudgetSettings.DEFAULT);
     try {
       return new Padding(
           rows(user.prepare(ExampleSet.load(dataset, DataFormat.TEXT))), truncation, user, vocab);
@@ -54,14 +60,11 @@ final class Padding implements AutoCloseable {
   }
 
   static List<TokenizedPreference> rows(ExampleSet data) {
-    List<TokenizedPreference> rows = new ArrayList<>();
-    for (Example e : data.examples()) {
-      rows.add(Example.as(TokenizedPreference.class, e, "byo"));
-    }
-    return rows;
+    return data.examples().stream()
+        .map(e -> Example.as(TokenizedPreference.class, e, "byo"))
+        .toList();
   }
 
-  /** The token budget the fill packs under. */
   TokenBudget budget() {
     return user.budget();
   }
@@ -74,23 +77,17 @@ final class Padding implements AutoCloseable {
     long largestBytes = 0;
     int passes = 0;
     for (int[] group : user.planner().groups(rows)) {
-      List<Integer> lengths = new ArrayList<>();
-      List<Long> keys = new ArrayList<>();
+      // the sequences of the group and their keys, as the runner packs them
+      int[] ls = IntStream.of(group).flatMap(i -> IntStream.of(lengths(rows.get(i)))).toArray();
+      long[] ks = new long[ls.length];
+      int k = 0;
       for (int i : group) {
-        int[] l = lengths(rows.get(i));
-        for (int side = 0; side < l.length; side++) {
-          lengths.add(l[side]);
-          keys.add(2L * rows.get(i).index() + side);
+        for (int side = 0; side < lengths(rows.get(i)).length; side++) {
+          ks[k++] = 2L * rows.get(i).index() + side;
         }
       }
-      int[] ls = lengths.stream().mapToInt(Integer::intValue).toArray();
-      long[] ks = keys.stream().mapToLong(Long::longValue).toArray();
       for (int[] pass : budget.passes(ls, ks)) {
-        int longest = 0;
-        for (int s : pass) {
-          longest = Math.max(longest, ls[s]);
-        }
-        int steps = TokenBudget.steps(longest);
+        int steps = TokenBudget.steps(IntStream.of(pass).map(s -> ls[s]).max().orElse(0));
         padded += (long) pass.length * steps;
         largestBytes = Math.max(largestBytes, budget.memory().passBytes(pass.length, steps));
         passes++;
@@ -103,12 +100,12 @@ final class Padding implements AutoCloseable {
     f.put("rows_trl_drops", rows.stream().filter(r -> drops(r)).count());
     f.put("real_tokens", real);
     f.put("tensorcache_padded_tokens", padded);
-    f.put("tensorcache_padding_factor", round3((double) padded / real));
+    f.put("tensorcache_padding_factor", Stats.round((double) padded / real, 3));
     f.put("tensorcache_passes", passes);
     f.put("tensorcache_largest_pass_estimate_mib", ProcMemory.mib(largestBytes));
     f.put("tensorcache_budget", budget.describe());
     f.put("bare_loop_padded_tokens", barePadded);
-    f.put("bare_loop_padding_factor", round3((double) barePadded / real));
+    f.put("bare_loop_padding_factor", Stats.round((double) barePadded / real, 3));
     f.put("bare_loop_micro_batches", bare.size());
     return f;
   }
@@ -132,16 +129,10 @@ final class Padding implements AutoCloseable {
     List<TokenizedPreference> kept =
         rows.subList(0, Math.min(limit, rows.size())).stream().filter(r -> !drops(r)).toList();
     long largest = 0;
-    for (int from = 0; from < kept.size(); from += batch) {
-      int longest = 0;
-      int sequences = 0;
-      for (TokenizedPreference r : kept.subList(from, Math.min(kept.size(), from + batch))) {
-        for (int l : lengths(r)) {
-          longest = Math.max(longest, l);
-        }
-        sequences += 2;
-      }
-      largest = Math.max(largest, (long) sequences * longest * vocab * 4L);
+    for (int[] b : BatchPlanner.fixed(batch).groups(kept)) {
+      int longest =
+          IntStream.of(b).flatMap(i -> IntStream.of(lengths(kept.get(i)))).max().orElse(0);
+      largest = Math.max(largest, 2L * b.length * longest * vocab * 4L);
     }
     return largest;
   }
@@ -159,9 +150,5 @@ final class Padding implements AutoCloseable {
   @Override
   public void close() {
     user.close();
-  }
-
-  private static double round3(double v) {
-    return Math.round(v * 1000) / 1000.0;
   }
 }

@@ -7,22 +7,32 @@ import java.nio.file.Path;
 /**
  * Memory from {@code /proc}, as {@code scripts/bench_trl.py} reads it: this process's ({@code
  * /proc/self/status}: {@code VmRSS} now, {@code VmHWM} its peak) or the machine's ({@code
- * /proc/meminfo}: {@code MemAvailable}, {@code MemTotal}), in bytes; -1 where there is none.
+ * /proc/meminfo}: {@code MemAvailable}, {@code MemTotal}), in bytes; -1 where there is none. Also
+ * the machine's CPU and load.
  */
 final class ProcMemory {
   private ProcMemory() {}
 
   static long bytes(String file, String key) {
     try {
-      for (String line : Files.readAllLines(Path.of(file))) {
-        if (line.startsWith(key + ":")) {
-          return Long.parseLong(line.substring(key.length() + 1).trim().split("\\s+")[0]) << 10;
-        }
-      }
-    } catch (IOException | RuntimeException e) {
+      return Long.parseLong(field(file, key).split("\\s+")[0]) << 10;
+    } catch (RuntimeException e) {
       return -1;
     }
-    return -1;
+  }
+
+  /** The value of line {@code key: value} of {@code file}, or null. */
+  static String field(String file, String key) {
+    try {
+      for (String line : Files.readAllLines(Path.of(file))) {
+        if (line.startsWith(key) && line.substring(key.length()).strip().startsWith(":")) {
+          return line.substring(line.indexOf(':') + 1).strip();
+        }
+      }
+    } catch (IOException e) {
+      return null;
+    }
+    return null;
   }
 
   /** This process's resident MiB now ({@code VmRSS}) or at its peak ({@code VmHWM}). */
@@ -44,7 +54,6 @@ final class ProcMemory {
     }
   }
 
-  /** {@code bytes} in MiB, rounded. */
   static long mib(long bytes) {
     return bytes < 0 ? -1 : Math.round(bytes / 1048576.0);
   }

@@ -39,31 +39,23 @@ public record PythonEnv(String executable, String origin, String reason) {
     String given = System.getenv("TENSORCACHE_PYTHON");
     if (given != null && !given.isBlank()) {
       String problem = imports(given);
-      return new PythonEnv(
-          problem == null ? given : null,
-          "TENSORCACHE_PYTHON",
-          problem == null ? null : "TENSORCACHE_PYTHON=" + given + ": " + problem);
+      String why = problem == null ? null : "TENSORCACHE_PYTHON=" + given + ": " + problem;
+      return new PythonEnv(problem == null ? given : null, "TENSORCACHE_PYTHON", why);
     }
     String system = imports("python3");
     if (system == null) {
       return new PythonEnv("python3", "python3 on the PATH", null);
-    }
-    if (workDir == null) {
+    } else if (workDir == null) {
       return new PythonEnv(null, "python3", "python3: " + system);
     }
     Path venv = workDir.resolve("venv");
     String python = venv.resolve("bin/python").toString();
     if (Files.isExecutable(venv.resolve("bin/python")) && imports(python) == null) {
       return new PythonEnv(python, "the venv " + venv + " made by an earlier run", null);
-    }
-    if (!makeVenv) {
-      return new PythonEnv(
-          null,
-          "python3",
-          "python3: "
-              + system
-              + "; no venv is made in a smoke run (set TENSORCACHE_PYTHON, or run without --smoke"
-              + " once to make one)");
+    } else if (!makeVenv) {
+      String why =
+          "; no venv is made in a smoke run (set TENSORCACHE_PYTHON, or run without --smoke";
+      return new PythonEnv(null, "python3", "python3: " + system + why + " once to make one)");
     }
     System.out.printf(
         "python3 cannot be used (%s) and TENSORCACHE_PYTHON is not set: making a venv at %s"
@@ -72,20 +64,22 @@ public record PythonEnv(String executable, String origin, String reason) {
     List<String> install =
         new ArrayList<>(List.of(python, "-m", "pip", "install", "--retries", "0"));
     install.addAll(PACKAGES);
+    String problem;
     try {
       if (exec(List.of("python3", "-m", "venv", "--clear", venv.toString()), 600) != 0) {
-        return new PythonEnv(null, "venv", "python3 -m venv " + venv + " failed");
-      }
-      if (exec(install, 3600) != 0) {
-        return new PythonEnv(null, "venv", String.join(" ", install) + " failed");
+        problem = "python3 -m venv " + venv + " failed";
+      } else if (exec(install, 3600) != 0) {
+        problem = String.join(" ", install) + " failed";
+      } else {
+        String imports = imports(python);
+        problem = imports == null ? null : python + ": " + imports;
       }
     } catch (IOException e) {
-      return new PythonEnv(null, "venv", "could not run python3: " + e.getMessage());
+      problem = "could not run python3: " + e.getMessage();
     }
-    String problem = imports(python);
     return problem == null
         ? new PythonEnv(python, "the venv " + venv + " made now", null)
-        : new PythonEnv(null, "venv", python + ": " + problem);
+        : new PythonEnv(null, "venv", problem);
   }
 
   /** Null when {@code python} imports what the scripts need, else why not. */
@@ -96,16 +90,14 @@ public record PythonEnv(String executable, String origin, String reason) {
         OptionalInt exit =
             ChildProcess.run(
                 List.of(python, "-c", IMPORTS), Map.of(), log, Duration.ofSeconds(300));
+        List<String> lines = Files.readAllLines(log);
         if (exit.isEmpty()) {
           return "'" + IMPORTS + "' did not finish in 300 s";
+        } else if (exit.getAsInt() != 0) {
+          String last = lines.isEmpty() ? "exit " + exit.getAsInt() : lines.get(lines.size() - 1);
+          return "'" + IMPORTS + "' failed: " + last;
         }
-        List<String> lines = Files.readAllLines(log);
-        return exit.getAsInt() == 0
-            ? null
-            : "'"
-                + IMPORTS
-                + "' failed: "
-                + (lines.isEmpty() ? "exit " + exit.getAsInt() : lines.get(lines.size() - 1));
+        return null;
       } finally {
         Files.deleteIfExists(log);
       }
@@ -123,7 +115,6 @@ public record PythonEnv(String executable, String origin, String reason) {
     return exit.getAsInt();
   }
 
-  /** The command line that runs {@code script} with {@code args}. */
   List<String> command(Path script, List<String> args) {
     List<String> command = new ArrayList<>(List.of(executable, script.toString()));
     command.addAll(args);

@@ -56,10 +56,8 @@ final class Runs {
    * start-up.
    */
   static List<String> jvmOptions(int threads, boolean quickStart) {
-    List<String> options =
-        new ArrayList<>(
-            List.of(
-                "-Xmx768m", "-Dai.djl.pytorch.num_threads=" + threads, "-Dai.djl.offline=true"));
+    String libtorch = "-Dai.djl.pytorch.num_threads=" + threads;
+    List<String> options = new ArrayList<>(List.of("-Xmx768m", libtorch, "-Dai.djl.offline=true"));
     if (quickStart) {
       options.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     }
@@ -81,19 +79,19 @@ final class Runs {
    */
   Measurement trl(Path hfDir, Path dataset, int batch, Path values, long estimateBytes)
       throws IOException, InterruptedException {
-    String tooLarge = tooLarge(estimateBytes, "TRL's logits of its largest batch");
-    if (!python.usable() || tooLarge != null) {
-      return Measurement.missing(
-          python.usable()
-              ? tooLarge
-              : "no Python with torch, transformers and TRL: " + python.reason());
+    String why =
+        python.usable()
+            ? tooLarge(estimateBytes, "TRL's logits of its largest batch")
+            : "no Python with torch, transformers and TRL: " + python.reason();
+    if (why != null) {
+      return Measurement.missing(why);
     }
-    String tag = next("trl-b" + batch);
-    List<String> args = new ArrayList<>(List.of("--hf-dir", hfDir.toString(), "--batch-size"));
-    args.addAll(List.of("" + batch, "--threads", "" + threads, "--truncation-mode", "keep_start"));
-    // the environment as a user's: the script itself sets what TRL's precompute needs
+    List<String> args = List.of("--hf-dir", hfDir.toString(), "--batch-size", "" + batch);
     List<String> command = python.command(BenchModel.scripts().resolve("bench_trl.py"), args);
-    return run(tag, command, dataset, ByoSize.MAX_LENGTH, values, Map.of());
+    command.addAll(List.of("--threads", "" + threads, "--truncation-mode", "keep_start"));
+    command.addAll(inputs(dataset, ByoSize.MAX_LENGTH, values));
+    // the environment as a user's: the script itself sets what TRL's precompute needs
+    return run(next("trl-b" + batch), command, Map.of());
   }
 
   /**
@@ -102,12 +100,12 @@ final class Runs {
    */
   Measurement fill(Path modelDir, Path dataset, int maxLength, int batchTokens, Path values)
       throws IOException, InterruptedException {
-    String tag = next(batchTokens > 0 ? "fill-t" + batchTokens : "fill");
     List<String> args = new ArrayList<>(List.of("fill", "--model-dir", modelDir.toString()));
     if (batchTokens > 0) {
       args.addAll(List.of("--batch-tokens", Integer.toString(batchTokens)));
     }
-    return jvm(tag, args, dataset, maxLength, values);
+    args.addAll(inputs(dataset, maxLength, values));
+    return jvm(next(batchTokens > 0 ? "fill-t" + batchTokens : "fill"), args);
   }
 
   /**
@@ -115,69 +113,70 @@ final class Runs {
    */
   Measurement bare(Path logitsDir, Path dataset, Path values, long estimateBytes)
       throws IOException, InterruptedException {
-    String tooLarge = tooLarge(estimateBytes, "the bare loop's logits of its largest micro-batch");
-    if (tooLarge != null) {
-      return Measurement.missing(tooLarge);
-    }
-    List<String> args = List.of("bare", "--model-dir", logitsDir.toString());
-    return jvm(next("bare"), args, dataset, ByoSize.MAX_LENGTH, values);
+    String why = tooLarge(estimateBytes, "the bare loop's logits of its largest micro-batch");
+    List<String> args = new ArrayList<>(List.of("bare", "--model-dir", logitsDir.toString()));
+    args.addAll(inputs(dataset, ByoSize.MAX_LENGTH, values));
+    return why != null ? Measurement.missing(why) : jvm(next("bare"), args);
   }
 
-  private Measurement jvm(String tag, List<String> args, Path dataset, int maxLength, Path values)
-      throws IOException, InterruptedException {
-    List<String> all = new ArrayList<>(args);
-    all.addAll(List.of("--work", file(tag).toString()));
-    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), all);
+  /** The options both kinds of measurement take. */
+  private List<String> inputs(Path dataset, int maxLength, Path values) {
+    List<String> c = new ArrayList<>(List.of("--dataset", dataset.toString()));
+    c.addAll(List.of("--max-length", "" + maxLength, "--warmup-rows", "" + warmupRows));
+    if (values != null) {
+      c.addAll(List.of("--values", values.toString()));
+    }
+    return c;
+  }
+
+  private Measurement jvm(String tag, List<String> args) throws IOException, InterruptedException {
+    args.addAll(List.of("--work", file(tag).toString()));
+    List<String> command = ChildProcess.jvm(jvmOptions, ByoChild.class.getName(), args);
     // as ./tensorcache sets it: libtorch's idle OpenMP threads sleep instead of spinning
-    return run(tag, command, dataset, maxLength, values, Map.of("OMP_WAIT_POLICY", "PASSIVE"));
+    return run(tag, command, Map.of("OMP_WAIT_POLICY", "PASSIVE"));
   }
 
   /**
-   * Runs {@code command} on {@code dataset} with the options both kinds of measurement take; its
-   * figures from the result it wrote to {@code tag.json}, with the machine's load when it started.
+   * Runs {@code command} with {@code --out tag.json}; its figures from the result it wrote there,
+   * with the machine's load when it started.
    */
   @SuppressWarnings("unchecked")
-  private Measurement run(
-      String tag,
-      List<String> command,
-      Path dataset,
-      int maxLength,
-      Path values,
-      Map<String, String> env)
+  private Measurement run(String tag, List<String> command, Map<String, String> env)
       throws IOException, InterruptedException {
     Path out = file(tag + ".json");
     Path log = file(tag + ".log");
     List<String> c = new ArrayList<>(command);
-    c.addAll(List.of("--dataset", dataset.toString(), "--max-length", "" + maxLength));
-    c.addAll(List.of("--warmup-rows", "" + warmupRows, "--out", out.toString()));
-    if (values != null) {
-      c.addAll(List.of("--values", values.toString()));
-    }
+    c.addAll(List.of("--out", out.toString()));
     String load = ProcMemory.loadAverage();
     Files.deleteIfExists(out);
     OptionalInt exit = ChildProcess.run(c, env, log, Duration.ofSeconds(TIMEOUT_S));
     if (exit.isEmpty()) {
       return Measurement.missing("did not finish within " + TIMEOUT_S + " s (log " + log + ")");
     }
-    JsonNode r = null;
-    try {
-      r = JSON.readTree(out.toFile());
-    } catch (IOException e) {
-      // none, or cut short: said below
-    }
+    JsonNode r = readTree(out);
     if (exit.getAsInt() != 0 || r == null || !r.path("ok").asBoolean(false)) {
       String why =
           r != null && r.hasNonNull("error")
               ? r.get("error").asText()
               : "exit code " + exit.getAsInt() + " (killed for memory?) without a result";
-      return Measurement.missing(why + " (log " + log + "):\n" + tail(log));
+      List<String> lines = Files.readAllLines(log);
+      String tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+      return Measurement.missing(why + " (log " + log + "):\n" + tail);
     }
     // bench_trl.py's result has its own layout; ByoChild's holds the figures as they are
-    Map<String, Object> all = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
-    Map<String, Object> f = new LinkedHashMap<>(all);
+    Map<String, Object> f = r.has("memory") ? trlFigures(r) : JSON.convertValue(r, Map.class);
     f.remove("ok");
     f.put("load_average_at_start", load);
     return new Measurement(null, f);
+  }
+
+  /** The result in {@code out}, or null when there is none or it was cut short. */
+  private static JsonNode readTree(Path out) {
+    try {
+      return JSON.readTree(out.toFile());
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** The figures of {@code scripts/bench_trl.py}'s result. */
@@ -191,14 +190,16 @@ final class Runs {
       f.put(k, JSON.convertValue(r.get(k), Object.class));
     }
     f.put("forward_seconds", r.path("phases").path("forward_seconds").asDouble());
+    String versions = "torch %s, transformers %s, trl %s";
     f.put(
-        "versions",
-        String.format(
-            "torch %s, transformers %s, trl %s",
-            v.path("torch").asText(), v.path("transformers").asText(), v.path("trl").asText()));
+        "versions", versions.formatted(text(v, "torch"), text(v, "transformers"), text(v, "trl")));
     f.put(
         "precompute_peak_rss_mib", ProcMemory.mib(m.path("precompute_peak_rss_bytes").asLong(-1)));
     return f;
+  }
+
+  private static String text(JsonNode node, String key) {
+    return node.path(key).asText();
   }
 
   /** Why a process needing {@code bytes} beyond its baseline is not started, or null. */
@@ -217,14 +218,5 @@ final class Runs {
   /** A numbered name, so that the files of every measurement stay apart. */
   private String next(String name) {
     return String.format("%02d-%s%s", ++count, model, name);
-  }
-
-  private static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-    } catch (IOException e) {
-      return "(no log: " + e.getMessage() + ")";
-    }
   }
 }

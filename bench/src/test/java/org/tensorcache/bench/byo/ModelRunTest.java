@@ -25,7 +25,7 @@ class ModelRunTest {
     m.trlSweep.put(4, rate(5, 1));
     m.trlSweep.put(8, rate(4, 1));
     m.trlSweep.put(16, Measurement.missing("not run: memory"));
-    assertEquals(4, m.pickBest());
+    assertEquals(4, m.bestBatch());
   }
 
   @Test
