@@ -6,8 +6,14 @@ import java.util.regex.Pattern;
 /**
  * One named per-example tensor: its dtype and its per-example shape ({@code []} for a scalar such
  * as {@code chosen_logp}, {@code [64]} for a feature vector).
+ *
+ * <p>A per-token field holds {@code [tokens, ...shape]} per example, {@code tokens} varying by
+ * example (a teacher's top-k ids for every completion token): {@code shape} is then the shape of
+ * one token's value.
+ *
+ * @param perToken whether the field holds one value of {@code shape} per token of the example
  */
-public record FieldSpec(String name, DType dtype, int[] shape) {
+public record FieldSpec(String name, DType dtype, int[] shape, boolean perToken) {
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
   /** Validates the name and shape. */
@@ -28,6 +34,16 @@ public record FieldSpec(String name, DType dtype, int[] shape) {
     }
   }
 
+  /** A field with one value of {@code shape} per example. */
+  public FieldSpec(String name, DType dtype, int[] shape) {
+    this(name, dtype, shape, false);
+  }
+
+  /** A field with one value of {@code shape} per token of each example. */
+  public static FieldSpec perToken(String name, DType dtype, int... shape) {
+    return new FieldSpec(name, dtype, shape, true);
+  }
+
   /** A float32 scalar per example. */
   public static FieldSpec scalar(String name) {
     return new FieldSpec(name, DType.F32, new int[0]);
@@ -38,7 +54,7 @@ public record FieldSpec(String name, DType dtype, int[] shape) {
     return new FieldSpec(name, DType.F32, new int[] {size});
   }
 
-  /** Number of elements per example (1 for a scalar). */
+  /** Number of elements per example (1 for a scalar), or per token of a per-token field. */
   public int width() {
     long w = 1;
     for (int d : shape) {
@@ -65,16 +81,21 @@ public record FieldSpec(String name, DType dtype, int[] shape) {
     return o instanceof FieldSpec f
         && f.name.equals(name)
         && f.dtype == dtype
-        && Arrays.equals(f.shape, shape);
+        && Arrays.equals(f.shape, shape)
+        && f.perToken == perToken;
   }
 
   @Override
   public int hashCode() {
-    return name.hashCode() * 31 + Arrays.hashCode(shape);
+    return (name.hashCode() * 31 + Arrays.hashCode(shape)) * 2 + (perToken ? 1 : 0);
   }
 
   @Override
   public String toString() {
-    return name + ": " + dtype.safetensorsName() + " " + Arrays.toString(shape);
+    String dims = Arrays.toString(shape);
+    if (perToken) {
+      dims = shape.length == 0 ? "[tokens]" : "[tokens, " + dims.substring(1);
+    }
+    return name + ": " + dtype.safetensorsName() + " " + dims;
   }
 }

@@ -69,6 +69,7 @@ public final class Block {
     if (spec == null) {
       throw new IllegalArgumentException("cache spec missing");
     }
+    spec.checkFixedShape("a block");
     int length = spec.rangeLength(range);
     Object[] values = new Object[spec.fields().size()];
     for (int f = 0; f < values.length; f++) {
@@ -102,6 +103,7 @@ public final class Block {
     if (spec == null) {
       throw new IllegalArgumentException("cache spec missing");
     }
+    spec.checkFixedShape("a block");
     long start = spec.rangeStart(range);
     int length = spec.rangeLength(range);
     BlockChecks.checkRaw(spec, range, start, length, values, presence);

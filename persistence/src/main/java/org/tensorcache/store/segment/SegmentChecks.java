@@ -133,13 +133,22 @@ public final class SegmentChecks {
     ObjectNode root = SafetensorsJson.parse(file, header);
     Map<String, String> meta = SafetensorsChecks.metadata(file, root, SegmentFile.KEYS);
     expect(file, Reason.BAD_HEADER, "format", meta, SegmentFile.FORMAT);
+    expectOwner(file, meta, spec, expected, range);
+    SafetensorsChecks.checkCrcSyntax(file, meta.get("crc32c"));
+    SafetensorsChecks.checkTensors(file, root, tensors);
+    return meta;
+  }
+
+  /**
+   * Requires the metadata to name the cache {@code expected} identifies ({@link
+   * Reason#FOREIGN_FINGERPRINT}) and range {@code range} of it ({@link Reason#WRONG_RANGE}).
+   */
+  static void expectOwner(
+      Path file, Map<String, String> meta, CacheSpec spec, Fingerprint expected, int range) {
     expect(file, Reason.FOREIGN_FINGERPRINT, "fingerprint", meta, expected.hex());
     expect(file, Reason.FOREIGN_FINGERPRINT, "cache_id", meta, expected.cacheId());
     expect(file, Reason.WRONG_RANGE, "range", meta, Integer.toString(range));
     expect(file, Reason.WRONG_RANGE, "start", meta, Long.toString(spec.rangeStart(range)));
     expect(file, Reason.WRONG_RANGE, "length", meta, Integer.toString(spec.rangeLength(range)));
-    SafetensorsChecks.checkCrcSyntax(file, meta.get("crc32c"));
-    SafetensorsChecks.checkTensors(file, root, tensors);
-    return meta;
   }
 }

@@ -14,13 +14,28 @@ import org.tensorcache.fields.FieldSpec;
  * @param name cache name, {@code [a-z][a-z0-9_-]{0,63}}; part of the cache id and of file names
  * @param n number of examples, indices {@code [0, n)}
  * @param fields the per-example tensors, at least one, names unique
+ *     <p>The fields are either all of one shape per example (kept in blocks, merged element-wise)
+ *     or all per-token (kept as one coded row per example, see {@link TokenCoding}); a cache does
+ *     not mix the two.
  * @param rangeSize examples per range, {@code 1..2^24}; the last range may be shorter
+ * @param tokenCoding how per-token fields are kept; {@link TokenCoding#PLAIN} for fixed-shape ones
  */
-public record CacheSpec(String name, long n, List<FieldSpec> fields, int rangeSize) {
+public record CacheSpec(
+    String name, long n, List<FieldSpec> fields, int rangeSize, TokenCoding tokenCoding) {
   /** The largest accepted range size, 2^24. */
   public static final int MAX_RANGE_SIZE = 1 << 24;
 
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_-]{0,63}");
+
+  /** A cache whose per-token fields, if any, are kept as they are. */
+  public CacheSpec(String name, long n, List<FieldSpec> fields, int rangeSize) {
+    this(name, n, fields, rangeSize, TokenCoding.PLAIN);
+  }
+
+  /** A teacher's top-K cache: the fields of {@code coding}, coded by it. */
+  public static CacheSpec teacher(String name, long n, int rangeSize, TokenCoding.TopK coding) {
+    return new CacheSpec(name, n, coding.fields(), rangeSize, coding);
+  }
 
   /** Validates every component, naming the bad value and what was expected. */
   public CacheSpec {
@@ -73,6 +88,68 @@ public record CacheSpec(String name, long n, List<FieldSpec> fields, int rangeSi
                 + name
                 + "', expected a smaller range size");
       }
+    }
+    checkKinds(name, fields, tokenCoding);
+  }
+
+  private static void checkKinds(String name, List<FieldSpec> fields, TokenCoding coding) {
+    if (coding == null) {
+      throw new IllegalArgumentException("cache '" + name + "' has no token coding");
+    }
+    FieldSpec first = fields.get(0);
+    for (FieldSpec f : fields) {
+      if (f.perToken() != first.perToken()) {
+        FieldSpec perToken = f.perToken() ? f : first;
+        FieldSpec fixed = f.perToken() ? first : f;
+        throw new IllegalArgumentException(
+            "cache '"
+                + name
+                + "' mixes per-token field '"
+                + perToken.name()
+                + "' with fixed-shape field '"
+                + fixed.name()
+                + "', expected fields of one kind");
+      }
+    }
+    if (first.perToken()) {
+      coding.check(name, fields);
+    } else if (!(coding instanceof TokenCoding.Plain)) {
+      throw new IllegalArgumentException(
+          "cache '" + name + "' has no per-token fields, so no token coding (" + coding + ")");
+    }
+  }
+
+  /** Whether the fields are per-token: one coded row per example rather than a block. */
+  public boolean perToken() {
+    return fields.get(0).perToken();
+  }
+
+  /** Throws unless the fields are per-token, naming {@code what} takes only those. */
+  public void checkPerToken(String what) {
+    if (!perToken()) {
+      throw new IllegalArgumentException(
+          what
+              + " holds per-token fields only, and cache '"
+              + name
+              + "' has one shape per example ("
+              + fields.get(0)
+              + ")");
+    }
+  }
+
+  /**
+   * Throws unless the fields are of one shape per example, naming {@code what} could not take
+   * per-token ones.
+   */
+  public void checkFixedShape(String what) {
+    if (perToken()) {
+      throw new IllegalArgumentException(
+          what
+              + " holds fixed-shape fields only, and cache '"
+              + name
+              + "' is per-token ("
+              + fields.get(0)
+              + "); expected a cache of one shape per example");
     }
   }
 

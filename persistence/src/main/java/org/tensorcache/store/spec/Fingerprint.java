@@ -26,6 +26,9 @@ public record Fingerprint(String cacheName, String hex) {
   /** Tags the encoding so a future change of it cannot collide with this one. */
   private static final String DOMAIN = "tensorcache-fingerprint/1";
 
+  /** The flag on a per-token field's rank; ranks are far below it. */
+  private static final int PER_TOKEN = 1 << 30;
+
   /** Validates the name and the digest text. */
   public Fingerprint {
     if (cacheName == null || !NAME.matcher(cacheName).matches()) {
@@ -80,9 +83,21 @@ public record Fingerprint(String cacheName, String hex) {
         string(out, f.name());
         string(out, f.dtype().safetensorsName());
         int[] shape = f.shape();
-        out.writeInt(shape.length);
+        // a per-token field flags its rank, so fixed-shape caches keep the fingerprints they had
+        out.writeInt(f.perToken() ? shape.length | PER_TOKEN : shape.length);
         for (int d : shape) {
           out.writeInt(d);
+        }
+      }
+      if (spec.perToken()) {
+        // flagged above, so this tail cannot be confused with a fixed-shape cache's end
+        if (spec.tokenCoding() instanceof TokenCoding.TopK t) {
+          string(out, "topk");
+          out.writeInt(t.vocab());
+          out.writeInt(t.k());
+          out.writeBoolean(t.exact());
+        } else {
+          string(out, "plain");
         }
       }
     } catch (IOException e) {

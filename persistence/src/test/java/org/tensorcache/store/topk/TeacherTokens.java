@@ -8,8 +8,8 @@ import java.util.SplittableRandom;
  * vocabulary at a temperature drawn per token, so that some tokens are near certain and others
  * spread over hundreds of ids, as a language model's are.
  */
-record TeacherTokens(int k, int[] ids, float[] logps, float[] tails) {
-  static TeacherTokens sample(long seed, int tokens, int vocab, int k) {
+public record TeacherTokens(int k, int[] ids, float[] logps, float[] tails) {
+  public static TeacherTokens sample(long seed, int tokens, int vocab, int k) {
     SplittableRandom random = new SplittableRandom(seed);
     int[] ids = new int[tokens * k];
     float[] logps = new float[tokens * k];
