@@ -10,7 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.tensorcache.store.rows.TokenRows;
+import org.tensorcache.store.rows.RowBlock;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -78,7 +78,7 @@ final class RowSegmentChecks {
   }
 
   /** The rows, once each example's tokens, row end and presence bit agree. */
-  static TokenRows rows(
+  static RowBlock rows(
       Path file,
       CacheSpec spec,
       int range,
@@ -86,7 +86,7 @@ final class RowSegmentChecks {
       long[] ends,
       byte[] all,
       long[] presence) {
-    TokenRows rows = TokenRows.empty(spec, range);
+    RowBlock rows = RowBlock.empty(spec, range);
     long start = spec.rangeStart(range);
     long from = 0;
     for (int i = 0; i < tokens.length; i++) {

@@ -14,7 +14,7 @@ import java.util.Map;
 import org.tensorcache.fields.DType;
 import org.tensorcache.store.io.AtomicFiles;
 import org.tensorcache.store.io.DataRegionReader;
-import org.tensorcache.store.rows.TokenRows;
+import org.tensorcache.store.rows.RowBlock;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -63,7 +63,7 @@ public final class RowSegmentFile {
   private RowSegmentFile() {}
 
   /** Atomically writes {@code rows} to {@code file}, tagged with {@code fingerprint}. */
-  public static void write(Path file, TokenRows rows, Fingerprint fingerprint) throws IOException {
+  public static void write(Path file, RowBlock rows, Fingerprint fingerprint) throws IOException {
     fingerprint.checkBelongsTo(rows.spec());
     AtomicFiles.write(
         file,
@@ -72,7 +72,7 @@ public final class RowSegmentFile {
   }
 
   /** The segment's bytes, in memory: what {@link #write} puts in the file. */
-  public static byte[] encode(TokenRows rows, Fingerprint fingerprint) throws IOException {
+  public static byte[] encode(RowBlock rows, Fingerprint fingerprint) throws IOException {
     fingerprint.checkBelongsTo(rows.spec());
     return SafetensorsWriter.encode(tensors(rows), metadata(fingerprint, rows), data(rows));
   }
@@ -81,7 +81,7 @@ public final class RowSegmentFile {
    * Reads the segment in {@code file}, which must be range {@code range} of the cache that {@code
    * expected} identifies; any failed check throws {@link SegmentRejectedException}.
    */
-  public static TokenRows read(Path file, CacheSpec spec, Fingerprint expected, int range)
+  public static RowBlock read(Path file, CacheSpec spec, Fingerprint expected, int range)
       throws IOException {
     spec.checkPerToken("a segment of rows");
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -93,7 +93,7 @@ public final class RowSegmentFile {
   }
 
   /** Like {@link #read}, of a segment's bytes in memory ({@link #encode}'s), with every check. */
-  public static TokenRows decode(byte[] bytes, CacheSpec spec, Fingerprint expected, int range)
+  public static RowBlock decode(byte[] bytes, CacheSpec spec, Fingerprint expected, int range)
       throws IOException {
     spec.checkPerToken("a segment of rows");
     Path file = Path.of("in-memory segment");
@@ -113,7 +113,7 @@ public final class RowSegmentFile {
     DataRegionReader from(long dataStart);
   }
 
-  private static TokenRows read(
+  private static RowBlock read(
       Path file,
       long size,
       byte[] header,
@@ -158,7 +158,7 @@ public final class RowSegmentFile {
     }
   }
 
-  private static List<TensorInfo> tensors(TokenRows rows) {
+  private static List<TensorInfo> tensors(RowBlock rows) {
     return tensors(rows.length(), checkedRowBytes(rows));
   }
 
@@ -170,7 +170,7 @@ public final class RowSegmentFile {
         new TensorInfo(SegmentFile.PRESENT, "U8", new long[] {(length + 7) / 8}));
   }
 
-  private static long checkedRowBytes(TokenRows rows) {
+  private static long checkedRowBytes(RowBlock rows) {
     if (rows.rowBytes() > MAX_ROW_BYTES) {
       throw new IllegalArgumentException(
           rows
@@ -181,7 +181,7 @@ public final class RowSegmentFile {
     return rows.rowBytes();
   }
 
-  private static Map<String, String> metadata(Fingerprint fingerprint, TokenRows rows) {
+  private static Map<String, String> metadata(Fingerprint fingerprint, RowBlock rows) {
     return metadata(
         fingerprint,
         rows.spec(),
@@ -202,7 +202,7 @@ public final class RowSegmentFile {
   }
 
   /** The data region: tokens, row ends, rows, presence bits. */
-  private static SafetensorsWriter.DataWriter data(TokenRows rows) {
+  private static SafetensorsWriter.DataWriter data(RowBlock rows) {
     return out -> {
       int length = rows.length();
       int[] tokens = new int[length];

@@ -42,10 +42,10 @@ public final class RowFixtures {
   }
 
   /** Range {@code range} with about {@code percentPresent}% of examples present. */
-  public static TokenRows rows(CacheSpec spec, int range, long seed, int percentPresent) {
+  public static RowBlock rows(CacheSpec spec, int range, long seed, int percentPresent) {
     RowCodec codec = RowCodec.of(spec);
     SplittableRandom random = new SplittableRandom(seed);
-    TokenRows rows = TokenRows.empty(spec, range);
+    RowBlock rows = RowBlock.empty(spec, range);
     for (int i = 0; i < rows.length(); i++) {
       if (random.nextInt(100) < percentPresent) {
         int tokens = 1 + random.nextInt(40);

@@ -16,8 +16,8 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.store.Fixtures;
+import org.tensorcache.store.rows.RowBlock;
 import org.tensorcache.store.rows.RowFixtures;
-import org.tensorcache.store.rows.TokenRows;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -41,11 +41,11 @@ class RowSegmentFileTest {
         new CacheSpec[] {SPEC, RowFixtures.teacherSpec(true), RowFixtures.plainSpec()}) {
       Fingerprint fp = Fixtures.fingerprint(spec);
       int last = spec.rangeCount() - 1;
-      for (TokenRows rows :
-          new TokenRows[] {
+      for (RowBlock rows :
+          new RowBlock[] {
             RowFixtures.rows(spec, 0, 1, 60),
             RowFixtures.rows(spec, last, 2, 100),
-            TokenRows.empty(spec, 1)
+            RowBlock.empty(spec, 1)
           }) {
         Path file = dir.resolve(spec.name() + "-" + rows.range() + "-" + rows.presentCount());
         RowSegmentFile.write(file, rows, fp);
@@ -81,7 +81,7 @@ class RowSegmentFileTest {
 
   @Test
   void aForeignCacheAnotherRangeOrABlockSegmentIsRejectedForWhatItIs() throws IOException {
-    TokenRows rows = RowFixtures.rows(SPEC, 1, 5, 50);
+    RowBlock rows = RowFixtures.rows(SPEC, 1, 5, 50);
     byte[] bytes = RowSegmentFile.encode(rows, FP);
     Fingerprint other = Fixtures.fingerprint(SPEC, "weights-sha256:cc33");
     assertNotEquals(FP, other);
@@ -99,7 +99,7 @@ class RowSegmentFileTest {
 
   @Test
   void rowEndsThatDisagreeWithPresenceAreABadValueEvenUnderAMatchingChecksum() throws IOException {
-    TokenRows rows = TokenRows.empty(SPEC, 0);
+    RowBlock rows = RowBlock.empty(SPEC, 0);
     rows.put(2, 1, new byte[] {1, 2, 3});
     byte[] bytes = RowSegmentFile.encode(rows, FP);
     int dataStart = 8 + (int) ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();

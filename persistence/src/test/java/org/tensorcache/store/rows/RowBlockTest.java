@@ -12,11 +12,11 @@ import org.tensorcache.store.Fixtures;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.spec.CacheSpec;
 
-class TokenRowsTest {
+class RowBlockTest {
   private static final CacheSpec SPEC = RowFixtures.plainSpec();
 
-  private static TokenRows merged(TokenRows a, TokenRows b) {
-    TokenRows m = a.copy();
+  private static RowBlock merged(RowBlock a, RowBlock b) {
+    RowBlock m = a.copy();
     m.merge(b);
     return m;
   }
@@ -24,9 +24,9 @@ class TokenRowsTest {
   @Test
   void mergeIsCommutativeAssociativeAndIdempotent() {
     for (long seed = 1; seed <= 20; seed++) {
-      TokenRows a = RowFixtures.rows(SPEC, 1, seed, 50);
-      TokenRows b = RowFixtures.rows(SPEC, 1, seed + 100, 50);
-      TokenRows c = RowFixtures.rows(SPEC, 1, seed + 200, 50);
+      RowBlock a = RowFixtures.rows(SPEC, 1, seed, 50);
+      RowBlock b = RowFixtures.rows(SPEC, 1, seed + 100, 50);
+      RowBlock c = RowFixtures.rows(SPEC, 1, seed + 200, 50);
       assertEquals(merged(a, b), merged(b, a));
       assertEquals(merged(merged(a, b), c), merged(a, merged(b, c)));
       assertEquals(a, merged(a, a));
@@ -35,8 +35,8 @@ class TokenRowsTest {
 
   @Test
   void aRowHeldByOneSideIsTakenAndTheCountsFollow() {
-    TokenRows a = TokenRows.empty(SPEC, 0);
-    TokenRows b = TokenRows.empty(SPEC, 0);
+    RowBlock a = RowBlock.empty(SPEC, 0);
+    RowBlock b = RowBlock.empty(SPEC, 0);
     a.put(3, 2, new byte[] {1, 2});
     b.put(5, 1, new byte[] {9});
     a.merge(b);
@@ -51,8 +51,8 @@ class TokenRowsTest {
 
   @Test
   void whereBothHoldARowTheLargerIsKeptOnEveryReplica() {
-    TokenRows a = TokenRows.empty(SPEC, 0);
-    TokenRows b = TokenRows.empty(SPEC, 0);
+    RowBlock a = RowBlock.empty(SPEC, 0);
+    RowBlock b = RowBlock.empty(SPEC, 0);
     a.put(7, 1, new byte[] {(byte) 0x80});
     b.put(7, 1, new byte[] {0x7f, 0x7f});
     assertEquals(merged(a, b), merged(b, a));
@@ -65,13 +65,13 @@ class TokenRowsTest {
 
   @Test
   void badPutsAndMergesAreRefusedNamingTheValue() {
-    TokenRows rows = TokenRows.empty(SPEC, 1);
+    RowBlock rows = RowBlock.empty(SPEC, 1);
     var outside = assertThrows(IndexOutOfBoundsException.class, () -> rows.put(39, 1, new byte[1]));
     assertTrue(outside.getMessage().contains("index 39 is not in range 1 [40, 80)"));
     var none = assertThrows(IllegalArgumentException.class, () -> rows.put(40, 0, new byte[1]));
     assertTrue(none.getMessage().contains("example 40 of 0 tokens"), none.getMessage());
     var other =
-        assertThrows(IllegalArgumentException.class, () -> rows.merge(TokenRows.empty(SPEC, 0)));
+        assertThrows(IllegalArgumentException.class, () -> rows.merge(RowBlock.empty(SPEC, 0)));
     assertTrue(other.getMessage().contains("range 0"), other.getMessage());
     assertEquals(0, rows.presentCount());
   }
@@ -81,7 +81,7 @@ class TokenRowsTest {
     var block = assertThrows(IllegalArgumentException.class, () -> Block.empty(SPEC, 0));
     assertTrue(block.getMessage().contains("cache 'hidden' is per-token"), block.getMessage());
     var rows =
-        assertThrows(IllegalArgumentException.class, () -> TokenRows.empty(Fixtures.spec(), 0));
+        assertThrows(IllegalArgumentException.class, () -> RowBlock.empty(Fixtures.spec(), 0));
     assertTrue(rows.getMessage().contains("per-token fields only"), rows.getMessage());
   }
 }

@@ -13,7 +13,7 @@ import org.tensorcache.store.spec.CacheSpec;
  * deterministic, so both sides hold the same row; the order only makes replicas agree if one is
  * not. Mutable and not thread-safe, as a block is.
  */
-public final class TokenRows {
+public final class RowBlock {
   private final CacheSpec spec;
   private final int range;
   private final long start;
@@ -23,7 +23,7 @@ public final class TokenRows {
   private long bytes;
   private long totalTokens;
 
-  private TokenRows(CacheSpec spec, int range) {
+  private RowBlock(CacheSpec spec, int range) {
     spec.checkPerToken("a range of rows");
     this.spec = spec;
     this.range = range;
@@ -34,8 +34,8 @@ public final class TokenRows {
   }
 
   /** Range {@code range} of the per-token cache {@code spec}, with no example present. */
-  public static TokenRows empty(CacheSpec spec, int range) {
-    return new TokenRows(spec, range);
+  public static RowBlock empty(CacheSpec spec, int range) {
+    return new RowBlock(spec, range);
   }
 
   /** The spec of the cache these rows belong to. */
@@ -120,7 +120,7 @@ public final class TokenRows {
   }
 
   /** Merges {@code other}, rows of the same range of the same cache, into these. */
-  public void merge(TokenRows other) {
+  public void merge(RowBlock other) {
     if (!other.spec.equals(spec) || other.range != range) {
       throw new IllegalArgumentException(
           "cannot merge range "
@@ -141,15 +141,15 @@ public final class TokenRows {
   }
 
   /** An independent copy (rows are shared: they are never changed). */
-  public TokenRows copy() {
-    TokenRows c = new TokenRows(spec, range);
+  public RowBlock copy() {
+    RowBlock c = new RowBlock(spec, range);
     c.merge(this);
     return c;
   }
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof TokenRows r) || !r.spec.equals(spec) || r.range != range) {
+    if (!(o instanceof RowBlock r) || !r.spec.equals(spec) || r.range != range) {
       return false;
     }
     return Arrays.equals(tokens, r.tokens) && Arrays.deepEquals(rows, r.rows);
