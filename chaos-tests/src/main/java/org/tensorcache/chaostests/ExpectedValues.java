@@ -46,7 +46,7 @@ final class ExpectedValues {
       widths[f] = spec.fields().get(f).width();
       values[f] = new float[(int) spec.n() * widths[f]];
     }
-    SegmentStore store = SegmentStore.open(ref.segmentDir(), spec, ref.fingerprint());
+    SegmentStore<Block> store = SegmentStore.open(ref.segmentDir(), spec, ref.fingerprint());
     for (int r : ranges) {
       Block b =
           store
@@ -98,7 +98,7 @@ final class ExpectedValues {
   SegmentCheck checkSegments(CacheDefinition cache) throws IOException {
     var spec = cache.spec();
     // read only: the directory may be an object store's, whose temporary files are not ours
-    SegmentStore store = SegmentStore.at(cache.segmentDir(), spec, cache.fingerprint());
+    SegmentStore<Block> store = SegmentStore.at(cache.segmentDir(), spec, cache.fingerprint());
     long lost = 0;
     long wrong = 0;
     List<Integer> rejected = new ArrayList<>();

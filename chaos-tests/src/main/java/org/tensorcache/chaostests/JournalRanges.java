@@ -14,6 +14,7 @@ import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentStore;
 
@@ -56,7 +57,8 @@ final class JournalRanges {
   /** Ranges of {@code recorded} whose segment is missing or fails its checks now. */
   static List<Integer> withoutVerifiedSegment(CacheDefinition cache, Set<Integer> recorded)
       throws Exception {
-    SegmentStore store = SegmentStore.open(cache.segmentDir(), cache.spec(), cache.fingerprint());
+    SegmentStore<Block> store =
+        SegmentStore.open(cache.segmentDir(), cache.spec(), cache.fingerprint());
     List<Integer> bad = new ArrayList<>();
     for (int r : recorded) {
       try {
@@ -95,7 +97,8 @@ final class JournalRanges {
 
   /** Files in the segment directory under a segment's name that are not complete segments. */
   static List<String> halfWritten(CacheDefinition cache) throws Exception {
-    SegmentStore store = SegmentStore.open(cache.segmentDir(), cache.spec(), cache.fingerprint());
+    SegmentStore<Block> store =
+        SegmentStore.open(cache.segmentDir(), cache.spec(), cache.fingerprint());
     List<String> bad = new ArrayList<>();
     for (int r : Faults.persisted(cache.segmentDir())) {
       Path f = cache.segmentDir().resolve(SegmentStore.fileName(r));

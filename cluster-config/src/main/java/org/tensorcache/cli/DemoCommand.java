@@ -146,7 +146,7 @@ final class DemoCommand implements Callable<Integer> {
   /** Writes the export from the verified segments (again only when a segment is newer). */
   private static Path export(Job job) throws Exception {
     Path export = SegmentExport.defaultFile(job.cacheDir());
-    SegmentStore store =
+    SegmentStore<Block> store =
         SegmentStore.open(job.definition().segmentDir(), job.spec(), job.fingerprint());
     long newest = 0;
     for (int range : store.persistedRanges()) {

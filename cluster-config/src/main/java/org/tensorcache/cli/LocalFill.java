@@ -31,11 +31,15 @@ final class LocalFill {
   private final ModelRunner runner;
   private final ExampleSet data;
   private final CacheSpec spec;
-  private final Segments store;
+  private final Segments<Block> store;
   private final BatchPlanner planner;
 
   LocalFill(
-      ModelRunner runner, ExampleSet data, CacheSpec spec, Segments store, BatchPlanner planner) {
+      ModelRunner runner,
+      ExampleSet data,
+      CacheSpec spec,
+      Segments<Block> store,
+      BatchPlanner planner) {
     if (data.size() != spec.n()) {
       throw new IllegalArgumentException(
           "data set has " + data.size() + " examples, cache spec expects " + spec.n());

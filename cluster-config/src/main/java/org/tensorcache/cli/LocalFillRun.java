@@ -6,6 +6,7 @@ import org.tensorcache.launch.Job;
 import org.tensorcache.launch.Progress;
 import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.ModelRunner;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 
@@ -16,7 +17,7 @@ final class LocalFillRun {
   /** Fills every range not persisted yet into the job's segment directory and prints a summary. */
   static LocalFill.Result run(Job job) throws IOException {
     CacheSpec spec = job.spec();
-    Segments store = job.definition().segments();
+    Segments<Block> store = job.definition().segments();
     store.deleteTemporaries();
     int persisted = store.persistedRanges().size();
     System.out.printf(

@@ -57,14 +57,14 @@ final class SegmentExport {
    * As {@link #write(Job, Path)}, for the cache {@code id} whose segments are {@code store};
    * nothing is loaded but the segments.
    */
-  static long write(CacheIdentity id, Segments store, Path file) throws IOException {
+  static long write(CacheIdentity id, Segments<Block> store, Path file) throws IOException {
     return write(id.spec(), id.fingerprint(), store, id.inputs(), file);
   }
 
   private static long write(
       CacheSpec spec,
       Fingerprint fingerprint,
-      Segments store,
+      Segments<Block> store,
       Map<String, String> inputs,
       Path file)
       throws IOException {

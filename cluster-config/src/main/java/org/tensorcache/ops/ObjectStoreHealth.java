@@ -29,7 +29,7 @@ final class ObjectStoreHealth {
   static Map<ObjectStorage, String> stores(TensorCacheNode node) {
     Map<ObjectStorage, String> out = new IdentityHashMap<>();
     for (CacheDefinition d : node.definitions()) {
-      if (d.segments() instanceof ObjectSegmentStore s) {
+      if (d.segments() instanceof ObjectSegmentStore<?> s) {
         out.putIfAbsent(s.storage(), s.location().bucket());
       }
     }

@@ -91,7 +91,7 @@ class ExportCommandTest {
         export.out().contains(file.toString() + ": 200 examples, 2 fields, " + Files.size(file)),
         export.out());
 
-    SegmentStore store = SegmentStore.open(d.segmentDir(), d.spec(), d.fingerprint());
+    SegmentStore<Block> store = SegmentStore.open(d.segmentDir(), d.spec(), d.fingerprint());
     List<Block> back = CacheExport.read(file, d.spec(), d.fingerprint());
     assertEquals(4, back.size());
     for (int r = 0; r < 4; r++) {

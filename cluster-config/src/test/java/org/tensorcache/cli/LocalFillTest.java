@@ -16,6 +16,7 @@ import org.tensorcache.model.lm.TinyLm;
 import org.tensorcache.model.runner.InvalidRunnerOutputException;
 import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.text.ByteTokenizer;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
@@ -36,7 +37,7 @@ class LocalFillTest {
       Fingerprint fp =
           Fingerprint.of(
               new FingerprintInputs("r", "1", lm.weightsDigest(), data.digest(), Map.of(), spec));
-      SegmentStore store = SegmentStore.open(dir.resolve("segments"), spec, fp);
+      SegmentStore<Block> store = SegmentStore.open(dir.resolve("segments"), spec, fp);
       LocalFill fill = new LocalFill(runner, data, spec, store, BatchPlanner.fixed(10));
       var e = assertThrows(InvalidRunnerOutputException.class, () -> fill.run(done -> {}));
       assertEquals(0, e.exampleIndex());

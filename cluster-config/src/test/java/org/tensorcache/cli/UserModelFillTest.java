@@ -394,7 +394,8 @@ class UserModelFillTest {
    */
   private float[][] segmentValues(CacheDefinition definition) throws Exception {
     var spec = definition.spec();
-    SegmentStore store = SegmentStore.open(definition.segmentDir(), spec, definition.fingerprint());
+    SegmentStore<Block> store =
+        SegmentStore.open(definition.segmentDir(), spec, definition.fingerprint());
     int fields = spec.fields().size();
     float[][] values = new float[fields][];
     for (int f = 0; f < fields; f++) {

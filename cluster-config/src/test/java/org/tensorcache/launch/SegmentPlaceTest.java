@@ -16,6 +16,7 @@ import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectSegmentStore;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.spec.CacheSpec;
@@ -56,7 +57,7 @@ class SegmentPlaceTest {
     SegmentPlace place = SegmentPlace.of("s3://my-bucket/runs", "http://127.0.0.1:1", "eu-west-1");
     assertTrue(place.isObjectStorage());
     CacheDefinition remote = place.apply(cache);
-    ObjectSegmentStore store = (ObjectSegmentStore) remote.segments();
+    ObjectSegmentStore<Block> store = (ObjectSegmentStore<Block>) remote.segments();
     assertEquals("s3://my-bucket/runs/" + cache.cacheId() + "/", store.location().toString());
     assertEquals(cache.segmentDir(), store.localDirectory());
     assertEquals("eu-west-1", store.storage().settings().region());

@@ -7,6 +7,7 @@ import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerIdentity;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
@@ -31,7 +32,7 @@ public record CacheDefinition(
     Path segmentDir,
     BatchPlanner planner,
     Map<String, String> inputs,
-    Segments segments) {
+    Segments<Block> segments) {
 
   /**
    * Most ranges a cache may have: each is a Distributed Data key, and Distributed Data is meant for
@@ -101,7 +102,7 @@ public record CacheDefinition(
    * The same cache with its segments kept in {@code store} (object storage, whose verified local
    * copies go to {@code localDir}).
    */
-  public CacheDefinition withSegments(Segments store, Path localDir) {
+  public CacheDefinition withSegments(Segments<Block> store, Path localDir) {
     return new CacheDefinition(spec, fingerprint, data, runners, localDir, planner, inputs, store);
   }
 

@@ -171,7 +171,7 @@ public final class TieredView {
       if (s != null || System.nanoTime() - absentUntil[range] < 0) {
         return s;
       }
-      Segments segments = cache.segments();
+      Segments<Block> segments = cache.segments();
       try {
         Optional<Path> file =
             mayDownload ? segments.localCopy(range) : segments.presentLocally(range);

@@ -140,12 +140,12 @@ class FillDriverRestartTest {
   }
 
   /** Segments whose third write throws a fault that is not I/O, as a bug would. */
-  private static final class FailsThirdWrite implements Segments {
+  private static final class FailsThirdWrite implements Segments<Block> {
     final AtomicBoolean failed = new AtomicBoolean();
     private final AtomicInteger writes = new AtomicInteger();
-    private final Segments inner;
+    private final Segments<Block> inner;
 
-    FailsThirdWrite(Segments inner) {
+    FailsThirdWrite(Segments<Block> inner) {
       this.inner = inner;
     }
 

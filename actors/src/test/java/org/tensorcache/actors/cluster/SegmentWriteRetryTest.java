@@ -16,6 +16,7 @@ import org.tensorcache.actors.cache.ByReference;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.testing.TestCache;
 import org.tensorcache.actors.testing.TestCluster;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.io.AtomicFiles;
 import org.tensorcache.store.segment.SegmentStore;
 
@@ -66,7 +67,7 @@ class SegmentWriteRetryTest {
       ClusterFillTest.awaitPersisted(cluster, cache, Duration.ofSeconds(60));
     }
     assertEquals(EXAMPLES, cache.computedExamples.get(), "every example computed exactly once");
-    SegmentStore store = SegmentStore.open(segments, cache.spec, cache.fingerprint);
+    SegmentStore<Block> store = SegmentStore.open(segments, cache.spec, cache.fingerprint);
     for (int r = 0; r < cache.spec.rangeCount(); r++) {
       int range = r;
       assertTrue(

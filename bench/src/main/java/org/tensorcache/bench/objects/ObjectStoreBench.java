@@ -84,9 +84,10 @@ public final class ObjectStoreBench {
       for (int round = 0; round < rounds; round++) {
         String tag = "r" + round;
         var location = ObjectLocation.parse("s3://" + BUCKET + "/" + tag);
-        Segments local = SegmentStore.open(dir.resolve("local-" + tag), spec, fp);
-        Segments objects = storage.segments(location, dir.resolve("copies-" + tag), spec, fp);
-        Segments reader = storage.segments(location, dir.resolve("reader-" + tag), spec, fp);
+        Segments<Block> local = SegmentStore.open(dir.resolve("local-" + tag), spec, fp);
+        Segments<Block> objects =
+            storage.segments(location, dir.resolve("copies-" + tag), spec, fp);
+        Segments<Block> reader = storage.segments(location, dir.resolve("reader-" + tag), spec, fp);
         Map<String, Rounds.Step> steps = new LinkedHashMap<>();
         steps.put("local_segment_write", i -> writeAll(local, blocks));
         steps.put("object_segment_write", i -> writeAll(objects, blocks));
@@ -130,13 +131,13 @@ public final class ObjectStoreBench {
     Results.write(resultsDir.resolve("objects.json"), results);
   }
 
-  private static void writeAll(Segments store, List<Block> blocks) throws IOException {
+  private static void writeAll(Segments<Block> store, List<Block> blocks) throws IOException {
     for (Block b : blocks) {
       store.write(b);
     }
   }
 
-  private static void readAll(Segments store, int files) throws IOException {
+  private static void readAll(Segments<Block> store, int files) throws IOException {
     for (int r = 0; r < files; r++) {
       if (store.read(r).isEmpty()) {
         throw new IllegalStateException("segment " + r + " missing right after it was written");

@@ -12,14 +12,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tensorcache.store.block.Block;
-import org.tensorcache.store.segment.SegmentFile;
+import org.tensorcache.store.segment.SegmentCodec;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
-import org.tensorcache.store.tier.MappedSegment;
 
 /**
  * One cache's segments in object storage, one object per range under the cache's location ({@code
@@ -32,8 +30,10 @@ import org.tensorcache.store.tier.MappedSegment;
  * SegmentExistsException} and left alone. Reads download to a temporary file and check it like a
  * segment file, so a truncated, corrupt or foreign object is rejected, never served. Requests that
  * fail with transient errors are tried again for the storage's retry window.
+ *
+ * @param <V> what one range's values are, as {@code codec} writes them
  */
-public final class ObjectSegmentStore implements Segments {
+public final class ObjectSegmentStore<V> implements Segments<V> {
   private static final Logger log = LoggerFactory.getLogger(ObjectSegmentStore.class);
   private static final Pattern NAME = Pattern.compile("range-(\\d{6,10})\\.safetensors");
 
@@ -45,6 +45,7 @@ public final class ObjectSegmentStore implements Segments {
     ALREADY_THERE
   }
 
+  private final SegmentCodec<V> codec;
   private final ObjectStorage storage;
   private final ObjectLocation location;
   private final LocalCopies copies;
@@ -54,11 +55,13 @@ public final class ObjectSegmentStore implements Segments {
   private final int listPageSize;
 
   private ObjectSegmentStore(
+      SegmentCodec<V> codec,
       ObjectStorage storage,
       ObjectLocation location,
       LocalCopies copies,
       CacheSpec spec,
       Fingerprint fingerprint) {
+    this.codec = codec;
     this.storage = storage;
     this.location = location;
     this.copies = copies;
@@ -68,7 +71,8 @@ public final class ObjectSegmentStore implements Segments {
     this.listPageSize = storage.settings().listPageSize();
   }
 
-  static ObjectSegmentStore open(
+  static <V> ObjectSegmentStore<V> open(
+      SegmentCodec<V> codec,
       ObjectStorage storage,
       ObjectLocation location,
       Path localDir,
@@ -76,7 +80,9 @@ public final class ObjectSegmentStore implements Segments {
       Fingerprint fingerprint)
       throws IOException {
     fingerprint.checkBelongsTo(spec);
-    return new ObjectSegmentStore(storage, location, LocalCopies.open(localDir), spec, fingerprint);
+    codec.checkSpec(spec);
+    return new ObjectSegmentStore<>(
+        codec, storage, location, LocalCopies.open(localDir), spec, fingerprint);
   }
 
   /** Where the segment objects are. */
@@ -100,15 +106,15 @@ public final class ObjectSegmentStore implements Segments {
   }
 
   /**
-   * Creates the object of {@code block}'s range. An object already there that is not a valid
+   * Creates the object of the range of {@code values}. An object already there that is not a valid
    * segment of the range (truncated, corrupt, foreign: never served, so its range was computed
    * again) is deleted and the create tried once more; one holding other valid values is reported
    * ({@link SegmentExistsException}) and left as it is.
    */
   @Override
-  public void write(Block block) throws IOException {
+  public void write(V values) throws IOException {
     try {
-      create(block);
+      create(values);
     } catch (SegmentExistsException e) {
       if (e.rejection().isEmpty()) {
         throw e;
@@ -116,8 +122,8 @@ public final class ObjectSegmentStore implements Segments {
       log.warn("replacing {}: {}", e.uri(), e.rejection().get().getMessage());
       // a racing writer may have replaced it already: its bytes equal ours, and creating again
       // after this delete writes the same bytes back
-      requests.delete(keyOf(block.range()), e.uri());
-      create(block);
+      requests.delete(keyOf(codec.range(values)), e.uri());
+      create(values);
     }
   }
 
@@ -143,22 +149,26 @@ public final class ObjectSegmentStore implements Segments {
   }
 
   /**
-   * Creates the object of {@code block}'s range; an object already there is accepted when it holds
-   * the same bytes ({@link Created#ALREADY_THERE}) and reported otherwise ({@link
+   * Creates the object of the range of {@code values}; an object already there is accepted when it
+   * holds the same bytes ({@link Created#ALREADY_THERE}) and reported otherwise ({@link
    * SegmentExistsException}). The written bytes become the range's local copy.
    */
-  public Created create(Block block) throws IOException {
-    if (!block.spec().equals(spec)) {
+  public Created create(V values) throws IOException {
+    if (!codec.spec(values).equals(spec)) {
       throw new IllegalArgumentException(
-          "block of " + block.spec() + " written to the store of " + spec + ", expected that spec");
+          "values of "
+              + codec.spec(values)
+              + " written to the store of "
+              + spec
+              + ", expected that spec");
     }
-    int range = block.range();
+    int range = codec.range(values);
     String uri = locationOf(range);
     Path staged = copies.newTemporary(range);
     try {
       try (FileChannel ch =
           FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        SegmentFile.writeTo(ch, block, fingerprint);
+        codec.writeTo(ch, values, fingerprint);
       }
       // an object deleted between our create's 412 and the read back: create again, a few times
       for (int round = 1; ; round++) {
@@ -169,7 +179,7 @@ public final class ObjectSegmentStore implements Segments {
         Path existing = copies.newTemporary(range);
         try {
           if (requests.download(keyOf(range), existing, uri)) {
-            confirmSame(block, staged, existing, uri);
+            confirmSame(values, staged, existing, uri);
             copies.adopt(existing, range);
             log.debug("{} was there already with the same bytes", uri);
             return Created.ALREADY_THERE;
@@ -188,21 +198,27 @@ public final class ObjectSegmentStore implements Segments {
   }
 
   /** Throws unless {@code existing} is a valid segment of the range with {@code staged}'s bytes. */
-  private void confirmSame(Block block, Path staged, Path existing, String uri) throws IOException {
-    Block found;
+  private void confirmSame(V values, Path staged, Path existing, String uri) throws IOException {
+    V found;
     try {
-      found = SegmentFile.read(existing, spec, fingerprint, block.range());
+      found = codec.read(existing, spec, fingerprint, codec.range(values));
     } catch (SegmentRejectedException e) {
       throw SegmentExistsException.damaged(uri, e.namedAs(uri));
     }
     long difference = Files.mismatch(staged, existing);
     if (difference != -1) {
-      throw SegmentExistsException.different(uri, found, block, difference);
+      throw SegmentExistsException.different(
+          uri,
+          codec.range(values),
+          found,
+          codec.presentCount(found),
+          codec.presentCount(values),
+          difference);
     }
   }
 
   @Override
-  public Optional<Block> read(int range) throws IOException {
+  public Optional<V> read(int range) throws IOException {
     spec.rangeLength(range); // throws, naming the range, when it is outside the cache
     String uri = locationOf(range);
     Path temporary = copies.newTemporary(range);
@@ -210,14 +226,14 @@ public final class ObjectSegmentStore implements Segments {
       if (!requests.download(keyOf(range), temporary, uri)) {
         return Optional.empty();
       }
-      Block block;
+      V values;
       try {
-        block = SegmentFile.read(temporary, spec, fingerprint, range);
+        values = codec.read(temporary, spec, fingerprint, range);
       } catch (SegmentRejectedException e) {
         throw e.namedAs(uri);
       }
       copies.adopt(temporary, range); // checked: a free local copy
-      return Optional.of(block);
+      return Optional.of(values);
     } finally {
       Files.deleteIfExists(temporary);
     }
@@ -279,8 +295,8 @@ public final class ObjectSegmentStore implements Segments {
     }
   }
 
-  /** The checks the warm tier makes when it maps a segment, without building a block. */
+  /** Every check of a read of the segment. */
   private void verify(Path file, int range) throws IOException {
-    MappedSegment.open(file, spec, fingerprint, range).close();
+    codec.read(file, spec, fingerprint, range);
   }
 }

@@ -3,6 +3,8 @@ package org.tensorcache.store.objects;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.tensorcache.store.block.Block;
+import org.tensorcache.store.segment.SegmentCodec;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -86,10 +88,24 @@ public final class ObjectStorage implements AutoCloseable {
    * verified local copies in {@code localDir} (created if needed; temporary files that an
    * interrupted download left there are deleted).
    */
-  public ObjectSegmentStore segments(
+  public ObjectSegmentStore<Block> segments(
       ObjectLocation location, Path localDir, CacheSpec spec, Fingerprint fingerprint)
       throws IOException {
-    return ObjectSegmentStore.open(this, location, localDir, spec, fingerprint);
+    return segments(SegmentCodec.BLOCKS, location, localDir, spec, fingerprint);
+  }
+
+  /**
+   * Like {@link #segments(ObjectLocation, Path, CacheSpec, Fingerprint)}, as {@code codec} writes
+   * them.
+   */
+  public <V> ObjectSegmentStore<V> segments(
+      SegmentCodec<V> codec,
+      ObjectLocation location,
+      Path localDir,
+      CacheSpec spec,
+      Fingerprint fingerprint)
+      throws IOException {
+    return ObjectSegmentStore.open(codec, this, location, localDir, spec, fingerprint);
   }
 
   /** The settings. */

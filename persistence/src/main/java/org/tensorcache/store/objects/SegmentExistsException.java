@@ -2,7 +2,6 @@ package org.tensorcache.store.objects;
 
 import java.io.IOException;
 import java.util.Optional;
-import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentRejectedException;
 
 /**
@@ -15,10 +14,10 @@ public final class SegmentExistsException extends IOException {
 
   private final String uri;
   private final transient SegmentRejectedException rejection;
-  private final transient Block existing;
+  private final transient Object existing;
 
   private SegmentExistsException(
-      String uri, String message, SegmentRejectedException rejection, Block existing) {
+      String uri, String message, SegmentRejectedException rejection, Object existing) {
     super(message, rejection);
     this.uri = uri;
     this.rejection = rejection;
@@ -39,14 +38,19 @@ public final class SegmentExistsException extends IOException {
 
   /** The object at {@code uri} is a valid segment of the range whose bytes differ from ours. */
   static SegmentExistsException different(
-      String uri, Block existing, Block written, long firstDifference) {
+      String uri,
+      int range,
+      Object existing,
+      int existingPresent,
+      int writtenPresent,
+      long firstDifference) {
     return new SegmentExistsException(
         uri,
         String.format(
             "%s already exists as a valid segment of range %d with other values (%d examples"
-                + " present, %d in the block written; first difference at byte %d); it was left"
+                + " present, %d in the values written; first difference at byte %d); it was left"
                 + " as it is, expected the same bytes",
-            uri, written.range(), existing.presentCount(), written.presentCount(), firstDifference),
+            uri, range, existingPresent, writtenPresent, firstDifference),
         null,
         existing);
   }
@@ -61,8 +65,11 @@ public final class SegmentExistsException extends IOException {
     return Optional.ofNullable(rejection);
   }
 
-  /** The block the existing object holds, when it is a valid segment with other values. */
-  public Optional<Block> existing() {
+  /**
+   * The values the existing object holds (a block or rows, as the store's codec reads them), when
+   * it is a valid segment with other values.
+   */
+  public Optional<Object> existing() {
     return Optional.ofNullable(existing);
   }
 }

@@ -64,11 +64,14 @@ public final class RowSegmentFile {
 
   /** Atomically writes {@code rows} to {@code file}, tagged with {@code fingerprint}. */
   public static void write(Path file, RowBlock rows, Fingerprint fingerprint) throws IOException {
+    AtomicFiles.write(file, ch -> writeTo(ch, rows, fingerprint));
+  }
+
+  /** Writes the segment's bytes to {@code ch} from position 0 (no fsync, no rename). */
+  public static void writeTo(FileChannel ch, RowBlock rows, Fingerprint fingerprint)
+      throws IOException {
     fingerprint.checkBelongsTo(rows.spec());
-    AtomicFiles.write(
-        file,
-        ch ->
-            SafetensorsWriter.writeTo(ch, tensors(rows), metadata(fingerprint, rows), data(rows)));
+    SafetensorsWriter.writeTo(ch, tensors(rows), metadata(fingerprint, rows), data(rows));
   }
 
   /** The segment's bytes, in memory: what {@link #write} puts in the file. */

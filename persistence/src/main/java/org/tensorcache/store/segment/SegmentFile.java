@@ -6,14 +6,12 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.tensorcache.fields.DType;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.block.Block;
@@ -96,23 +94,6 @@ public final class SegmentFile {
       throws IOException {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       return read(file, ch, spec, expected, range);
-    }
-  }
-
-  /**
-   * Like {@link #read(Path, CacheSpec, Fingerprint, int)}, or empty when there is no such file: one
-   * open, not a check for the file and then an open.
-   */
-  public static Optional<Block> readIfPresent(
-      Path file, CacheSpec spec, Fingerprint expected, int range) throws IOException {
-    FileChannel ch;
-    try {
-      ch = FileChannel.open(file, StandardOpenOption.READ);
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    }
-    try (ch) {
-      return Optional.of(read(file, ch, spec, expected, range));
     }
   }
 

@@ -3,6 +3,7 @@ package org.tensorcache.store.segment;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -19,16 +20,20 @@ import org.tensorcache.store.spec.Fingerprint;
 /**
  * The directory of one cache's segments, one file per range ({@code range-000042.safetensors}).
  * Writes replace a range's file atomically; reads check it strictly and never modify it.
+ *
+ * @param <V> what one range's values are, as {@code codec} writes them
  */
-public final class SegmentStore implements Segments {
+public final class SegmentStore<V> implements Segments<V> {
   private static final Logger log = LoggerFactory.getLogger(SegmentStore.class);
   private static final Pattern FILE = Pattern.compile("range-(\\d{6,10})\\.safetensors");
 
+  private final SegmentCodec<V> codec;
   private final Path dir;
   private final CacheSpec spec;
   private final Fingerprint fingerprint;
 
-  private SegmentStore(Path dir, CacheSpec spec, Fingerprint fingerprint) {
+  private SegmentStore(SegmentCodec<V> codec, Path dir, CacheSpec spec, Fingerprint fingerprint) {
+    this.codec = codec;
     this.dir = dir;
     this.spec = spec;
     this.fingerprint = fingerprint;
@@ -38,9 +43,15 @@ public final class SegmentStore implements Segments {
    * Opens (creating if needed) the segment directory {@code dir} of the cache that {@code
    * fingerprint} identifies, deleting temporary files that an interrupted write left behind.
    */
-  public static SegmentStore open(Path dir, CacheSpec spec, Fingerprint fingerprint)
+  public static SegmentStore<Block> open(Path dir, CacheSpec spec, Fingerprint fingerprint)
       throws IOException {
-    SegmentStore store = at(dir, spec, fingerprint);
+    return open(SegmentCodec.BLOCKS, dir, spec, fingerprint);
+  }
+
+  /** Like {@link #open(Path, CacheSpec, Fingerprint)}, of segments that {@code codec} writes. */
+  public static <V> SegmentStore<V> open(
+      SegmentCodec<V> codec, Path dir, CacheSpec spec, Fingerprint fingerprint) throws IOException {
+    SegmentStore<V> store = at(codec, dir, spec, fingerprint);
     Files.createDirectories(dir);
     store.deleteTemporaries();
     return store;
@@ -51,7 +62,14 @@ public final class SegmentStore implements Segments {
    * nothing on disk: the directory is created by the first write, and one that does not exist has
    * no segments.
    */
-  public static SegmentStore at(Path dir, CacheSpec spec, Fingerprint fingerprint) {
+  public static SegmentStore<Block> at(Path dir, CacheSpec spec, Fingerprint fingerprint) {
+    return at(SegmentCodec.BLOCKS, dir, spec, fingerprint);
+  }
+
+  /** Like {@link #at(Path, CacheSpec, Fingerprint)}, of segments that {@code codec} writes. */
+  public static <V> SegmentStore<V> at(
+      SegmentCodec<V> codec, Path dir, CacheSpec spec, Fingerprint fingerprint) {
+    codec.checkSpec(spec);
     if (!spec.name().equals(fingerprint.cacheName())) {
       throw new IllegalArgumentException(
           "fingerprint of cache '"
@@ -60,7 +78,7 @@ public final class SegmentStore implements Segments {
               + spec.name()
               + "', expected the same name");
     }
-    return new SegmentStore(dir, spec, fingerprint);
+    return new SegmentStore<>(codec, dir, spec, fingerprint);
   }
 
   @Override
@@ -95,25 +113,33 @@ public final class SegmentStore implements Segments {
     return pathOf(range).toString();
   }
 
-  /** Atomically replaces the segment of {@code block}'s range with {@code block}. */
+  /** Atomically replaces the segment of the range of {@code values} with them. */
   @Override
-  public void write(Block block) throws IOException {
-    if (!block.spec().equals(spec)) {
+  public void write(V values) throws IOException {
+    if (!codec.spec(values).equals(spec)) {
       throw new IllegalArgumentException(
-          "block of " + block.spec() + " written to the store of " + spec + ", expected that spec");
+          "values of "
+              + codec.spec(values)
+              + " written to the store of "
+              + spec
+              + ", expected that spec");
     }
     Files.createDirectories(dir);
-    SegmentFile.write(pathOf(block.range()), block, fingerprint);
+    AtomicFiles.write(pathOf(codec.range(values)), ch -> codec.writeTo(ch, values, fingerprint));
   }
 
   /**
-   * The block persisted for range {@code range}, or empty when there is none; throws {@link
+   * The values persisted for range {@code range}, or empty when there is none; throws {@link
    * SegmentRejectedException} when the file fails a check.
    */
   @Override
-  public Optional<Block> read(int range) throws IOException {
+  public Optional<V> read(int range) throws IOException {
     spec.rangeLength(range); // throws, naming the range, when it is outside the cache
-    return SegmentFile.readIfPresent(pathOf(range), spec, fingerprint, range);
+    try {
+      return Optional.of(codec.read(pathOf(range), spec, fingerprint, range));
+    } catch (NoSuchFileException e) {
+      return Optional.empty(); // one open, not a check for the file and then an open
+    }
   }
 
   /** The ranges that have a segment file, by name only; the files are not checked. */

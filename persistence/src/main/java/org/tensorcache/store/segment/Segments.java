@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.SortedSet;
-import org.tensorcache.store.block.Block;
 
 /**
  * Where one cache's segments are kept, one per range: a local directory ({@link SegmentStore}) or
@@ -12,20 +11,22 @@ import org.tensorcache.store.block.Block;
  * read checks the segment strictly, so a truncated, corrupt or foreign one is rejected with a
  * {@link SegmentRejectedException} and never becomes a block: the caller computes the range again.
  * Implementations are safe for use by several threads.
+ *
+ * @param <V> what one range's values are, as the store's {@link SegmentCodec} writes them
  */
-public interface Segments {
+public interface Segments<V> {
   /**
-   * Persists {@code block} as its range's segment; durable once this returns. A directory replaces
-   * an existing segment atomically; object storage creates each segment once and accepts an
-   * existing object only when it holds the same bytes (and reports any other).
+   * Persists {@code values} as their range's segment; durable once this returns. A directory
+   * replaces an existing segment atomically; object storage creates each segment once and accepts
+   * an existing object only when it holds the same bytes (and reports any other).
    */
-  void write(Block block) throws IOException;
+  void write(V values) throws IOException;
 
   /**
-   * The block persisted for range {@code range}, or empty when there is none; throws {@link
+   * The values persisted for range {@code range}, or empty when there is none; throws {@link
    * SegmentRejectedException} when the segment fails a check.
    */
-  Optional<Block> read(int range) throws IOException;
+  Optional<V> read(int range) throws IOException;
 
   /** The ranges that have a segment, by name only; the segments are not checked. */
   SortedSet<Integer> persistedRanges() throws IOException;

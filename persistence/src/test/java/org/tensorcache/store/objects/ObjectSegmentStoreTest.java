@@ -30,6 +30,9 @@ import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.Fixtures;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectSegmentStore.Created;
+import org.tensorcache.store.rows.RowBlock;
+import org.tensorcache.store.rows.RowFixtures;
+import org.tensorcache.store.segment.SegmentCodec;
 import org.tensorcache.store.segment.SegmentFile;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.SegmentRejectedException.Reason;
@@ -81,11 +84,12 @@ class ObjectSegmentStoreTest {
     }
   }
 
-  private ObjectSegmentStore store(String prefix, String node) throws IOException {
+  private ObjectSegmentStore<Block> store(String prefix, String node) throws IOException {
     return store(prefix, node, FP);
   }
 
-  private ObjectSegmentStore store(String prefix, String node, Fingerprint fp) throws IOException {
+  private ObjectSegmentStore<Block> store(String prefix, String node, Fingerprint fp)
+      throws IOException {
     return storage.segments(
         ObjectLocation.parse("s3://" + BUCKET + "/" + prefix), dir.resolve(node), SPEC, fp);
   }
@@ -102,13 +106,13 @@ class ObjectSegmentStoreTest {
 
   @Test
   void writtenBlocksReadBackEqualOnAnotherNode() throws IOException {
-    ObjectSegmentStore writer = store("round-trip", "a");
+    ObjectSegmentStore<Block> writer = store("round-trip", "a");
     Block b1 = Fixtures.block(SPEC, 1, 1, 40);
     Block b3 = complete(3, 2);
     writer.write(b1);
     writer.write(b3);
 
-    ObjectSegmentStore reader = store("round-trip", "b");
+    ObjectSegmentStore<Block> reader = store("round-trip", "b");
     assertEquals(Optional.of(b1), reader.read(1));
     assertEquals(Optional.of(b3), reader.read(3));
     assertEquals(Optional.empty(), reader.read(2));
@@ -121,7 +125,7 @@ class ObjectSegmentStoreTest {
 
   @Test
   void persistedRangesFollowsEveryPageOfTheListing() throws IOException {
-    ObjectSegmentStore store = store("paged", "a");
+    ObjectSegmentStore<Block> store = store("paged", "a");
     Set<Integer> written = new TreeSet<>(Set.of(0, 2, 5, 7, 11, 13, 17, 19, 23, 29, 31, 39));
     for (int r : written) {
       store.write(Fixtures.block(SPEC, r, r, 30));
@@ -137,13 +141,13 @@ class ObjectSegmentStoreTest {
 
   @Test
   void truncatedObjectIsRejectedAndNotCopied() throws IOException {
-    ObjectSegmentStore writer = store("truncated", "a");
+    ObjectSegmentStore<Block> writer = store("truncated", "a");
     Block block = complete(4, 3);
     byte[] whole = segmentBytes(block, FP, dir);
     Files.createDirectories(server.fileOf(BUCKET, writer.keyOf(4)).getParent());
     Files.write(server.fileOf(BUCKET, writer.keyOf(4)), Arrays.copyOf(whole, whole.length - 9));
 
-    ObjectSegmentStore reader = store("truncated", "b");
+    ObjectSegmentStore<Block> reader = store("truncated", "b");
     SegmentRejectedException read =
         assertThrows(SegmentRejectedException.class, () -> reader.read(4));
     assertEquals(Reason.TRUNCATED, read.reason());
@@ -161,7 +165,7 @@ class ObjectSegmentStoreTest {
     Fingerprint foreign = Fixtures.fingerprint(SPEC, "weights-sha256:ff00");
     store("foreign", "a", foreign).write(complete(6, 4));
 
-    ObjectSegmentStore reader = store("foreign", "b");
+    ObjectSegmentStore<Block> reader = store("foreign", "b");
     assertEquals(Set.of(6), reader.persistedRanges());
     SegmentRejectedException e = assertThrows(SegmentRejectedException.class, () -> reader.read(6));
     assertEquals(Reason.FOREIGN_FINGERPRINT, e.reason());
@@ -170,8 +174,8 @@ class ObjectSegmentStoreTest {
 
   @Test
   void racingCreatesOfARangeHaveOneWinnerAndTheOtherAccepts() throws Exception {
-    ObjectSegmentStore first = store("race", "a");
-    ObjectSegmentStore second = store("race", "b");
+    ObjectSegmentStore<Block> first = store("race", "a");
+    ObjectSegmentStore<Block> second = store("race", "b");
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       for (int r = 0; r < 10; r++) {
@@ -201,7 +205,7 @@ class ObjectSegmentStoreTest {
 
   @Test
   void createReportsAnExistingObjectThatIsNotTheSegmentAndLeavesItAlone() throws IOException {
-    ObjectSegmentStore store = store("existing", "a");
+    ObjectSegmentStore<Block> store = store("existing", "a");
     Block block = complete(8, 5);
     Path file = server.fileOf(BUCKET, store.keyOf(8));
     Files.createDirectories(file.getParent());
@@ -225,7 +229,7 @@ class ObjectSegmentStoreTest {
 
   @Test
   void writeReplacesADamagedOrForeignObjectButNotOneWithOtherValues() throws IOException {
-    ObjectSegmentStore store = store("replace", "a");
+    ObjectSegmentStore<Block> store = store("replace", "a");
     Block block = complete(8, 5);
     Path file = server.fileOf(BUCKET, store.keyOf(8));
     Files.createDirectories(file.getParent());
@@ -244,7 +248,7 @@ class ObjectSegmentStoreTest {
     Block partial = Fixtures.block(SPEC, 8, 5, 60);
     byte[] valid = segmentBytes(partial, FP, dir);
     Files.write(file, valid);
-    ObjectSegmentStore fresh = store("replace", "c");
+    ObjectSegmentStore<Block> fresh = store("replace", "c");
     SegmentExistsException different =
         assertThrows(SegmentExistsException.class, () -> fresh.write(block));
     assertEquals(Optional.of(partial), different.existing());
@@ -253,11 +257,45 @@ class ObjectSegmentStoreTest {
   }
 
   @Test
+  void rowsOfAPerTokenCacheRoundTripAndAreCheckedAsBlocksAre() throws IOException {
+    CacheSpec teacher = RowFixtures.teacherSpec(false);
+    Fingerprint fp = Fixtures.fingerprint(teacher);
+    ObjectLocation at = ObjectLocation.parse("s3://" + BUCKET + "/rows");
+    ObjectSegmentStore<RowBlock> writer =
+        storage.segments(SegmentCodec.ROWS, at, dir.resolve("a"), teacher, fp);
+    RowBlock rows = RowFixtures.rows(teacher, 1, 7, 70);
+    writer.write(rows);
+    ObjectSegmentStore<RowBlock> reader =
+        storage.segments(SegmentCodec.ROWS, at, dir.resolve("b"), teacher, fp);
+    assertEquals(Optional.of(rows), reader.read(1));
+    assertEquals(Set.of(1), reader.persistedRanges());
+    assertEquals(Created.ALREADY_THERE, reader.create(rows));
+
+    RowBlock other = RowFixtures.rows(teacher, 1, 8, 70);
+    SegmentExistsException different =
+        assertThrows(SegmentExistsException.class, () -> reader.create(other));
+    assertEquals(Optional.of(rows), different.existing());
+
+    Path file = server.fileOf(BUCKET, writer.keyOf(1));
+    Files.write(file, Arrays.copyOf(Files.readAllBytes(file), 200));
+    ObjectSegmentStore<RowBlock> third =
+        storage.segments(SegmentCodec.ROWS, at, dir.resolve("c"), teacher, fp);
+    SegmentRejectedException truncated =
+        assertThrows(SegmentRejectedException.class, () -> third.read(1));
+    assertEquals(Reason.TRUNCATED, truncated.reason());
+    var wrongKind =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> storage.segments(SegmentCodec.ROWS, at, dir.resolve("d"), SPEC, FP));
+    assertTrue(wrongKind.getMessage().contains("per-token fields only"), wrongKind.getMessage());
+  }
+
+  @Test
   void localCopyIsDownloadedOnceReusedAndReplacedWhenDamaged() throws IOException {
     Block block = complete(9, 6);
-    ObjectSegmentStore writer = store("copies", "a");
+    ObjectSegmentStore<Block> writer = store("copies", "a");
     writer.write(block);
-    ObjectSegmentStore reader = store("copies", "b");
+    ObjectSegmentStore<Block> reader = store("copies", "b");
     assertEquals(Optional.empty(), reader.localCopy(10));
 
     Path copy = reader.localCopy(9).orElseThrow();
@@ -281,7 +319,7 @@ class ObjectSegmentStoreTest {
 
   @Test
   void missingBucketIsAClearErrorNotAnEmptyStore() throws IOException {
-    ObjectSegmentStore store =
+    ObjectSegmentStore<Block> store =
         storage.segments(ObjectLocation.parse("s3://no-such-bucket/x"), dir.resolve("a"), SPEC, FP);
     ObjectStorageException e =
         assertThrows(ObjectStorageException.class, () -> store.persistedRanges());

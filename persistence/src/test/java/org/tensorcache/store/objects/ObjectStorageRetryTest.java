@@ -73,7 +73,7 @@ class ObjectStorageRetryTest {
     Block block = Fixtures.block(SPEC, 2, 7, 100);
     ExecutorService writer = Executors.newSingleThreadExecutor();
     try (ObjectStorage storage = open(Duration.ofMinutes(3))) {
-      ObjectSegmentStore store = store(storage, "outage", "a");
+      ObjectSegmentStore<Block> store = store(storage, "outage", "a");
       server.stop();
       Future<Created> write = writer.submit(() -> store.create(block));
       awaitFailedAttempts(storage, 3);
@@ -89,7 +89,7 @@ class ObjectStorageRetryTest {
   @Test
   void outageLongerThanTheWindowIsAClearErrorAndStoresNothing() throws Exception {
     try (ObjectStorage storage = open(Duration.ofSeconds(1))) {
-      ObjectSegmentStore store = store(storage, "too-long", "a");
+      ObjectSegmentStore<Block> store = store(storage, "too-long", "a");
       server.stop();
       ObjectStorageUnavailableException write =
           assertThrows(

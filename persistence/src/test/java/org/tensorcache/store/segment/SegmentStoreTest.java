@@ -19,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.store.Fixtures;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.rows.RowBlock;
+import org.tensorcache.store.rows.RowFixtures;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
 
@@ -35,8 +37,26 @@ class SegmentStoreTest {
   }
 
   @Test
+  void writesAndReadsRowsOfAPerTokenCacheByRange() throws IOException {
+    CacheSpec teacher = RowFixtures.teacherSpec(true);
+    Fingerprint fp = Fixtures.fingerprint(teacher);
+    SegmentStore<RowBlock> store =
+        SegmentStore.open(SegmentCodec.ROWS, dir.resolve("teacher"), teacher, fp);
+    assertEquals(Optional.empty(), store.read(2));
+    RowBlock rows = RowFixtures.rows(teacher, 2, 9, 50);
+    store.write(rows);
+    assertEquals(Optional.of(rows), store.read(2));
+    assertEquals(Set.of(2), store.persistedRanges());
+    assertEquals(List.of("range-000002.safetensors"), names(dir.resolve("teacher")));
+    var blocksOfRows =
+        assertThrows(
+            IllegalArgumentException.class, () -> SegmentStore.open(dir.resolve("x"), teacher, fp));
+    assertTrue(blocksOfRows.getMessage().contains("is per-token"), blocksOfRows.getMessage());
+  }
+
+  @Test
   void writesAndReadsBlocksByRange() throws IOException {
-    SegmentStore store = SegmentStore.open(dir.resolve("cache"), SPEC, FP);
+    SegmentStore<Block> store = SegmentStore.open(dir.resolve("cache"), SPEC, FP);
     assertEquals(Optional.empty(), store.read(1));
     Block b1 = Fixtures.block(SPEC, 1, 1, 40);
     Block b3 = Fixtures.block(SPEC, 3, 2, 90);
@@ -55,7 +75,7 @@ class SegmentStoreTest {
 
   @Test
   void localCopyIsTheSegmentFileItself() throws IOException {
-    Segments segments = SegmentStore.open(dir, SPEC, FP);
+    Segments<Block> segments = SegmentStore.open(dir, SPEC, FP);
     assertEquals(Optional.empty(), segments.localCopy(2));
     segments.write(Fixtures.block(SPEC, 2, 5, 70));
     assertEquals(Optional.of(dir.resolve("range-000002.safetensors")), segments.localCopy(2));
@@ -65,18 +85,18 @@ class SegmentStoreTest {
 
   @Test
   void leftoverTemporaryFilesAreDeletedOnOpen() throws IOException {
-    SegmentStore store = SegmentStore.open(dir, SPEC, FP);
+    SegmentStore<Block> store = SegmentStore.open(dir, SPEC, FP);
     store.write(Fixtures.block(SPEC, 0, 4, 50));
     Files.write(dir.resolve(".tmp-range-000002.safetensors-1f2e"), new byte[] {1, 2, 3});
     Files.write(dir.resolve(".tmp-range-000000.safetensors-99"), new byte[0]);
-    SegmentStore reopened = SegmentStore.open(dir, SPEC, FP);
+    SegmentStore<Block> reopened = SegmentStore.open(dir, SPEC, FP);
     assertEquals(List.of("range-000000.safetensors"), names(dir));
     assertTrue(reopened.read(0).isPresent());
   }
 
   @Test
   void aRejectedFileLeavesTheStoreUnchanged() throws IOException {
-    SegmentStore store = SegmentStore.open(dir, SPEC, FP);
+    SegmentStore<Block> store = SegmentStore.open(dir, SPEC, FP);
     Block good = Fixtures.block(SPEC, 0, 5, 50);
     store.write(good);
     store.write(Fixtures.block(SPEC, 2, 6, 50));
@@ -94,7 +114,7 @@ class SegmentStoreTest {
 
   @Test
   void aBlockOfAnotherSpecIsNotWritten() throws IOException {
-    SegmentStore store = SegmentStore.open(dir, SPEC, FP);
+    SegmentStore<Block> store = SegmentStore.open(dir, SPEC, FP);
     CacheSpec other = new CacheSpec("dpo-ref", 1000, List.of(FieldSpec.scalar("x")), 300);
     assertThrows(IllegalArgumentException.class, () -> store.write(Block.empty(other, 0)));
     assertFalse(Files.exists(store.pathOf(0)));
@@ -103,7 +123,7 @@ class SegmentStoreTest {
 
   @Test
   void persistedRangesIgnoresOtherNames() throws IOException {
-    SegmentStore store = SegmentStore.open(dir, SPEC, FP);
+    SegmentStore<Block> store = SegmentStore.open(dir, SPEC, FP);
     Files.write(dir.resolve("range-1.safetensors"), new byte[0]);
     Files.write(dir.resolve("range-000009.safetensors"), new byte[0]);
     Files.write(dir.resolve("notes.txt"), new byte[0]);
