@@ -83,6 +83,7 @@ public final class CacheExport {
       Collection<Block> blocks)
       throws IOException {
     fingerprint.checkBelongsTo(spec);
+    spec.checkFixedShape("this export (RowExport writes per-token caches)");
     String inputsJson = inputs.isEmpty() ? null : ExportInputs.encode(inputs);
     Block[] byRange = new Block[spec.rangeCount()];
     for (Block b : blocks) {
@@ -239,7 +240,7 @@ public final class CacheExport {
     }
   }
 
-  private static Map<String, String> metadata(
+  static Map<String, String> metadata(
       CacheSpec spec, Fingerprint fp, String inputsJson, String crc) {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("format", FORMAT);
@@ -255,7 +256,10 @@ public final class CacheExport {
     return meta;
   }
 
-  /** The fields as a JSON array of {@code {"name", "dtype", "shape"}}, for Python readers. */
+  /**
+   * The fields as a JSON array of {@code {"name", "dtype", "shape"}} ({@code "per_token": true} too
+   * for a per-token field, whose shape is then one token's), for Python readers.
+   */
   static String fieldsJson(CacheSpec spec) {
     ArrayNode fields = JSON.createArrayNode();
     for (FieldSpec f : spec.fields()) {
@@ -264,6 +268,9 @@ public final class CacheExport {
       ArrayNode shape = o.putArray("shape");
       for (int d : f.shape()) {
         shape.add(d);
+      }
+      if (f.perToken()) {
+        o.put("per_token", true); // only then, so the fields of other exports read as they did
       }
     }
     try {
