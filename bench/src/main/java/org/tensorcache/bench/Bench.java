@@ -36,7 +36,8 @@ public final class Bench implements Callable<Integer> {
           "One part: runner, segments, cluster, byo (your own model next to TRL's precompute;"
               + " needs Python with torch, transformers and TRL: TENSORCACHE_PYTHON, else python3,"
               + " else a venv it makes), micro, remote (needs redis-server), tiers (a cache ten"
-              + " times the memory budget), scale, objects (segments in S3Proxy), security (the"
+              + " times the memory budget), scale, objects (segments in S3Proxy), distill (a"
+              + " teacher's top-K per token: bytes and error of its storage), security (the"
               + " lookup port and a cluster fill over TLS next to plain TCP).")
   String only;
 

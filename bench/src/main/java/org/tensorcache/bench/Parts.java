@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.tensorcache.bench.byo.ByoBench;
+import org.tensorcache.bench.distill.StorageBench;
 import org.tensorcache.bench.micro.MicroBench;
 import org.tensorcache.bench.objects.ObjectStoreBench;
 import org.tensorcache.bench.remote.RemoteBench;
@@ -69,6 +70,11 @@ final class Parts {
                       ? Optional.empty()
                       : Optional.of("no S3Proxy jar (mvn -B test -pl persistence fetches it)"),
               r -> ObjectStoreBench.run(r.work(), r.resultsDir(), r.size())),
+          Part.of(
+              "distill",
+              "a distillation teacher's top-K per token: bytes per token and the compact form's"
+                  + " error, next to DistillKit and plain int32 + float32",
+              r -> write(r, "distill", Map.of("storage", StorageBench.run(r.size())))),
           Part.of(
               "security",
               "TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery",
