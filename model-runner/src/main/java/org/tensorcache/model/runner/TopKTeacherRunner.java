@@ -2,9 +2,12 @@ package org.tensorcache.model.runner;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.tensorcache.fields.DType;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.batch.MemoryModel;
@@ -36,6 +39,12 @@ public final class TopKTeacherRunner implements TokenRunner {
    * (log-probs, masked log-probs, their exponentials): head chunks are a third of a log-prob pass's.
    */
   private static final int SELECTION_COPIES = 3;
+
+  /** Rows per call of the split head are a multiple of this (matrix kernels' row blocks). */
+  static final int HEAD_ROWS_MULTIPLE = 64;
+
+  /** At most this many rows per call of the split head. */
+  static final int MAX_HEAD_ROWS = 1024;
 
   private final TorchScriptModel model;
   private final TracedHead head;
@@ -141,7 +150,7 @@ public final class TopKTeacherRunner implements TokenRunner {
     }
     Object[][] values = new Object[3][b];
     int[] tokens = new int[b];
-    for (int[] members : budget.passes(lengths, indices)) {
+    for (int[] members : passes(lengths, indices)) {
       List<TeacherSequence> pass = new ArrayList<>(members.length);
       for (int m : members) {
         pass.add(sequences.get(m));
@@ -151,13 +160,54 @@ public final class TopKTeacherRunner implements TokenRunner {
       for (int m : members) {
         int n = sequences.get(m).tokens();
         tokens[m] = n;
-        values[0][m] = java.util.Arrays.copyOfRange(r.ids(), from * k, (from + n) * k);
-        values[1][m] = java.util.Arrays.copyOfRange(r.logps(), from * k, (from + n) * k);
-        values[2][m] = java.util.Arrays.copyOfRange(r.tails(), from, from + n);
+        values[0][m] = Arrays.copyOfRange(r.ids(), from * k, (from + n) * k);
+        values[1][m] = Arrays.copyOfRange(r.logps(), from * k, (from + n) * k);
+        values[2][m] = Arrays.copyOfRange(r.tails(), from, from + n);
         from += n;
       }
     }
     return TokenOutput.validated(ID, fields, indices, tokens, values);
+  }
+
+  /**
+   * The budget's passes, each of sequences of one padded length: a model's values at a position
+   * change with the padded length of its pass (other attention kernels) but not with the other rows
+   * of it, so a row's values are a function of the row alone.
+   */
+  private List<int[]> passes(int[] lengths, long[] keys) {
+    TreeMap<Integer, List<Integer>> bySteps = new TreeMap<>();
+    for (int i = 0; i < lengths.length; i++) {
+      bySteps.computeIfAbsent(TokenBudget.steps(lengths[i]), s -> new ArrayList<>()).add(i);
+    }
+    List<int[]> out = new ArrayList<>();
+    for (List<Integer> members : bySteps.values()) {
+      int[] l = new int[members.size()];
+      long[] kk = new long[members.size()];
+      for (int j = 0; j < l.length; j++) {
+        l[j] = lengths[members.get(j)];
+        kk[j] = keys[members.get(j)];
+      }
+      for (int[] pass : budget.passes(l, kk)) {
+        int[] mapped = new int[pass.length];
+        for (int j = 0; j < pass.length; j++) {
+          mapped[j] = members.get(pass[j]);
+        }
+        out.add(mapped);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Positions per call of the split head: a multiple of {@link #HEAD_ROWS_MULTIPLE} fixed by the
+   * settings alone, the last chunk of a pass padded to it, because a matrix product's rows change
+   * with the number of rows (other kernels) but not with the other rows; sized to half the memory
+   * bound, and at most {@link #MAX_HEAD_ROWS} so a narrow vocabulary pads little.
+   */
+  private int headRows() {
+    long perRow = budget.memory().headBytes(1) * SELECTION_COPIES;
+    long rows = budget.memoryBound() / 2 / perRow / HEAD_ROWS_MULTIPLE * HEAD_ROWS_MULTIPLE;
+    return (int) Math.max(HEAD_ROWS_MULTIPLE, Math.min(MAX_HEAD_ROWS, rows));
   }
 
   /** The selection at every trained position of one pass, sequence after sequence. */
@@ -182,7 +232,7 @@ public final class TopKTeacherRunner implements TokenRunner {
     out.close();
     int chunk =
         head != null
-            ? Math.max(1, budget.headChunk(in.rows(), in.steps(), positions) / SELECTION_COPIES)
+            ? headRows()
             : (int) Math.max(1, MemoryModel.LOG_SOFTMAX_BYTES / (4L * width * SELECTION_COPIES));
     int[] outIds = new int[positions * k];
     float[] outLogps = new float[positions * k];
@@ -192,6 +242,9 @@ public final class TopKTeacherRunner implements TokenRunner {
       try (NDManager part = scope.newSubManager()) {
         NDArray h = gathered.get(from + ":" + (from + n));
         h.attach(part);
+        if (head != null && n < chunk) {
+          h = h.concat(part.zeros(new Shape(chunk - n, width)), 0);
+        }
         NDArray logits = head != null ? head.forward(part, h) : h;
         TopKSelection.Result r = selection.select(logits);
         System.arraycopy(r.ids(), 0, outIds, from * k, n * k);
