@@ -6,7 +6,8 @@ outside them, computed with PyTorch from the exported model files of the byo fix
 Rows: ``data/completion.jsonl`` (TRL prompt-completion rows made from ``data/text.jsonl``: the
 prompt and the chosen completion) and ``data/completion_tokens.jsonl`` (TRL's own tokenization of
 them for llama, with one row's mask given a hole and a second run, as assistant masks of several
-turns have). Which tokens are trained on is TRL's own: ``SFTTrainer._prepare_dataset`` (with
+turns have) and ``data/messages.gpt2.jsonl`` (``prepare_dataset.py``'s output for the conversations
+of ``data/conversational.jsonl``, prompt then chosen, labeled as TRL's DataCollatorForChatML). Which tokens are trained on is TRL's own: ``SFTTrainer._prepare_dataset`` (with
 ``completion_only_loss``) builds the labels and truncates; a position ``p`` whose label is not
 -100, ``p >= 1``, is predicted by the logits at ``p - 1``. Rows TRL drops (no label left) are
 marked ``dropped``.
@@ -42,6 +43,7 @@ CASES = [
     ("llama-split-tokens", "llama-split", "completion_tokens", None, "keep_start", 8, 2.0),
     ("llama-split-completion-keep_start-12", "llama-split", "completion", 12, "keep_start", 4, 1.0),
     ("llama-completion-keep_end-12", "llama", "completion", 12, "keep_end", 4, 1.0),
+    ("gpt2-messages", "gpt2", "messages.gpt2", None, "keep_start", 6, 1.0),
 ]
 
 
@@ -52,8 +54,9 @@ def select(logp: torch.Tensor, k: int) -> Dict[str, Any]:
     rest = logp.clone()
     rest.scatter_(1, order, float("-inf"))
     tails = torch.logsumexp(rest, dim=-1)
-    return {"ids": order.tolist(), "logps": picked.tolist(),
-            "tails": [t if math.isfinite(t) else "-inf" for t in tails.tolist()]}
+    # 9 significant digits give a float32 back exactly
+    return {"ids": order.tolist(), "logps": [[float(f"{x:.9g}") for x in r] for r in picked.tolist()],
+            "tails": [float(f"{t:.9g}") if math.isfinite(t) else "-inf" for t in tails.tolist()]}
 
 
 def trl_labels(rows: List[Dict[str, Any]], tokenizer: Any, max_length: Optional[int],
@@ -96,6 +99,22 @@ class Model:
             if self.split:
                 return self.head(self.body(x, mask)[0, positions])
             return self.model(x, mask)[0, positions]
+
+
+def prepare_messages(byo: Path) -> List[Dict[str, Any]]:
+    """The conversations prepared by ``prepare_dataset.py`` for gpt2, written beside the data."""
+    import tempfile
+
+    import prepare_dataset
+
+    rows = [json.loads(line) for line in (byo / "data/conversational.jsonl").read_text().splitlines()]
+    out = byo / "data/messages.gpt2.jsonl"
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "messages.jsonl"
+        source.write_text("".join(json.dumps({"messages": r["prompt"] + r["chosen"]},
+                                             ensure_ascii=False) + "\n" for r in rows))
+        prepare_dataset.prepare(byo / "gpt2", source, out, engine="trl", log=lambda m: None)
+    return [json.loads(line) for line in out.read_text().splitlines()[1:]]
 
 
 def make_rows(byo: Path) -> Dict[str, List[Dict[str, Any]]]:
@@ -144,10 +163,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     from transformers import AutoTokenizer
 
     data = make_rows(byo)
-    for name, rows in data.items():
+    for name, rows in list(data.items()):
         with open(byo / f"data/{name}.jsonl", "w", encoding="utf-8", newline="\n") as f:
             for r in rows:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    data["messages.gpt2"] = prepare_messages(byo)
     cases = []
     for name, model_dir, rows_name, max_length, mode, k, temperature in CASES:
         tokenizer = AutoTokenizer.from_pretrained(str(byo / model_dir))

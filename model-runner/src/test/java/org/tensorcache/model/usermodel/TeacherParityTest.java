@@ -28,11 +28,15 @@ import org.tensorcache.model.runner.TopKTeacherRunner;
  */
 class TeacherParityTest {
   /**
-   * Absolute, on log-probs: the reference runs each row alone and unpadded, here rows are packed
-   * and padded (other kernels, other float32 rounding); the largest difference measured is about
-   * 2e-6.
+   * On log-probs, absolute below 1 and relative above: the reference runs each row alone and
+   * unpadded, here rows are packed and padded (other kernels, other float32 rounding); the largest
+   * difference measured is 3.1e-6.
    */
   static final double TOLERANCE = 2e-5;
+
+  static double tolerance(double expected) {
+    return TOLERANCE * Math.max(1, Math.abs(expected));
+  }
 
   record Case(JsonNode node) {
     String name() {
@@ -108,14 +112,14 @@ class TeacherParityTest {
             for (int j = 0; j < k; j++) {
               double expected = e.get("logps").get(t).get(j).doubleValue();
               worst = Math.max(worst, Math.abs(expected - logps[t * k + j]));
-              assertEquals(expected, logps[t * k + j], TOLERANCE, where + " token " + t);
+              assertEquals(expected, logps[t * k + j], tolerance(expected), where + " token " + t);
             }
             JsonNode tail = e.get("tails").get(t);
             if (tail.isTextual()) {
               assertEquals(Float.NEGATIVE_INFINITY, tails[t], where + " token " + t + " tail");
             } else {
               worst = Math.max(worst, Math.abs(tail.doubleValue() - tails[t]));
-              assertEquals(tail.doubleValue(), tails[t], TOLERANCE, where + " token " + t);
+              assertEquals(tail.doubleValue(), tails[t], tolerance(tail.doubleValue()), where + " token " + t);
             }
           }
           tokens += n;
