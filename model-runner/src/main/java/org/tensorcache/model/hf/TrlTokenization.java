@@ -49,7 +49,8 @@ public final class TrlTokenization {
    * length, and only warns when the prompt's ids are not a prefix).
    */
   public TokenizedCompletion tokenize(CompletionExample row) {
-    String text = row.completion().endsWith(eosToken) ? row.completion() : row.completion() + eosToken;
+    String text =
+        row.completion().endsWith(eosToken) ? row.completion() : row.completion() + eosToken;
     int prompt = tokenizer.encode(row.prompt()).length;
     int[] all = tokenizer.encode(row.prompt() + text);
     int[] mask = new int[all.length];

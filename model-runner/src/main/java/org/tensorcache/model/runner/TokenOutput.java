@@ -120,7 +120,9 @@ public final class TokenOutput {
     return tokens[row];
   }
 
-  /** The values of field number {@code field} for row {@code row}: int[] or float[]; do not modify. */
+  /**
+   * The values of field number {@code field} for row {@code row}: int[] or float[]; do not modify.
+   */
   public Object value(int field, int row) {
     return values[field][row];
   }

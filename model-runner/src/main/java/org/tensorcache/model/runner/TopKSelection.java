@@ -46,7 +46,10 @@ final class TopKSelection {
     float[] maxBelow = max.toFloatArray();
     float[] sumBelow = masked.sub(max).exp().sum(new int[] {1}).toFloatArray();
     long[] equal =
-        logp.eq(kth).toType(DataType.INT32, false).sum(new int[] {1}).toType(DataType.INT64, false)
+        logp.eq(kth)
+            .toType(DataType.INT32, false)
+            .sum(new int[] {1})
+            .toType(DataType.INT64, false)
             .toLongArray();
     int[] ids = new int[n * k];
     float[] logps = new float[n * k];

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.tensorcache.fields.DType;
 import org.tensorcache.fields.FieldSpec;
 import org.tensorcache.model.batch.MemoryModel;
@@ -36,7 +35,8 @@ public final class TopKTeacherRunner implements TokenRunner {
 
   /**
    * The selection keeps about three times the temporaries of a log-prob over the head's logits
-   * (log-probs, masked log-probs, their exponentials): head chunks are a third of a log-prob pass's.
+   * (log-probs, masked log-probs, their exponentials): head chunks are a third of a log-prob
+   * pass's.
    */
   private static final int SELECTION_COPIES = 3;
 
@@ -93,7 +93,9 @@ public final class TopKTeacherRunner implements TokenRunner {
         FieldSpec.perToken("teacher_tail_logp", DType.F32));
   }
 
-  /** Refuses a top-K outside {@code [1, vocab]} or a temperature that is not positive and finite. */
+  /**
+   * Refuses a top-K outside {@code [1, vocab]} or a temperature that is not positive and finite.
+   */
   public static void checkOptions(int k, float temperature, int vocab) {
     if (k < 1 || k > vocab) {
       throw new IllegalArgumentException(
@@ -150,7 +152,7 @@ public final class TopKTeacherRunner implements TokenRunner {
     }
     Object[][] values = new Object[3][b];
     int[] tokens = new int[b];
-    for (int[] members : passes(lengths, indices)) {
+    for (int[] members : OnePaddingPasses.of(budget, lengths, indices)) {
       List<TeacherSequence> pass = new ArrayList<>(members.length);
       for (int m : members) {
         pass.add(sequences.get(m));
@@ -167,35 +169,6 @@ public final class TopKTeacherRunner implements TokenRunner {
       }
     }
     return TokenOutput.validated(ID, fields, indices, tokens, values);
-  }
-
-  /**
-   * The budget's passes, each of sequences of one padded length: a model's values at a position
-   * change with the padded length of its pass (other attention kernels) but not with the other rows
-   * of it, so a row's values are a function of the row alone.
-   */
-  private List<int[]> passes(int[] lengths, long[] keys) {
-    TreeMap<Integer, List<Integer>> bySteps = new TreeMap<>();
-    for (int i = 0; i < lengths.length; i++) {
-      bySteps.computeIfAbsent(TokenBudget.steps(lengths[i]), s -> new ArrayList<>()).add(i);
-    }
-    List<int[]> out = new ArrayList<>();
-    for (List<Integer> members : bySteps.values()) {
-      int[] l = new int[members.size()];
-      long[] kk = new long[members.size()];
-      for (int j = 0; j < l.length; j++) {
-        l[j] = lengths[members.get(j)];
-        kk[j] = keys[members.get(j)];
-      }
-      for (int[] pass : budget.passes(l, kk)) {
-        int[] mapped = new int[pass.length];
-        for (int j = 0; j < pass.length; j++) {
-          mapped[j] = members.get(pass[j]);
-        }
-        out.add(mapped);
-      }
-    }
-    return out;
   }
 
   /**

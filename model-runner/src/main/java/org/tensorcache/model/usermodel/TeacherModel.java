@@ -97,7 +97,9 @@ public final class TeacherModel implements AutoCloseable {
     String source = raw.source().toString();
     RowChecks checks = new RowChecks(source, tokenizer.vocabSize(), dir.maxPositions());
     TrlTokenization trl =
-        raw.format() == DataFormat.COMPLETION ? new TrlTokenization(tokenizer, dir.eosToken()) : null;
+        raw.format() == DataFormat.COMPLETION
+            ? new TrlTokenization(tokenizer, dir.eosToken())
+            : null;
     TokenBudget budget = budget();
     List<Example> rows = new ArrayList<>(raw.size());
     for (Example e : raw.examples()) {

@@ -56,8 +56,7 @@ class CompletionRowsTest {
             MalformedDataException.class,
             () -> ExampleSet.load(file("{\"input_ids\":[5,6],\"completion_mask\":[0,2]}")));
     assertTrue(
-        e.getMessage().contains("completion_mask element 1 is 2, expected 0 or 1"),
-        e.getMessage());
+        e.getMessage().contains("completion_mask element 1 is 2, expected 0 or 1"), e.getMessage());
   }
 
   @Test

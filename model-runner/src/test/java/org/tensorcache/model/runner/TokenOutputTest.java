@@ -15,8 +15,12 @@ class TokenOutputTest {
 
   @Test
   void keepsEachExamplesTokensAndValues() {
-    Object[][] values = {{new int[] {1, 2}, new int[] {3, 4, 5, 6}}, {new float[] {-1f}, new float[] {-2f, Float.NEGATIVE_INFINITY}}};
-    TokenOutput out = TokenOutput.validated("r", FIELDS, new long[] {7, 9}, new int[] {1, 2}, values);
+    Object[][] values = {
+      {new int[] {1, 2}, new int[] {3, 4, 5, 6}},
+      {new float[] {-1f}, new float[] {-2f, Float.NEGATIVE_INFINITY}}
+    };
+    TokenOutput out =
+        TokenOutput.validated("r", FIELDS, new long[] {7, 9}, new int[] {1, 2}, values);
     assertEquals(2, out.size());
     assertEquals(9, out.index(1));
     assertEquals(2, out.tokens(1));
@@ -26,7 +30,9 @@ class TokenOutputTest {
 
   @Test
   void aLengthThatIsNotTokensTimesWidthNamesTheExample() {
-    Object[][] values = {{new int[] {1, 2}, new int[] {3, 4, 5}}, {new float[] {-1f}, new float[] {-2f, -3f}}};
+    Object[][] values = {
+      {new int[] {1, 2}, new int[] {3, 4, 5}}, {new float[] {-1f}, new float[] {-2f, -3f}}
+    };
     var e =
         assertThrows(
             InvalidRunnerOutputException.class,

@@ -31,8 +31,7 @@ class TeacherOptionsTest {
 
   @Test
   void topKOutsideTheVocabularyIsRefused() {
-    assertEquals(
-        "top-K 0 invalid, expected 1 to the model's vocabulary size 800", refused(0, 1f));
+    assertEquals("top-K 0 invalid, expected 1 to the model's vocabulary size 800", refused(0, 1f));
     assertEquals(
         "top-K 801 invalid, expected 1 to the model's vocabulary size 800", refused(801, 1f));
   }
@@ -78,10 +77,10 @@ class TeacherOptionsTest {
                   new TokenizedCompletion(1, new int[] {1, 50, 60}, new int[] {1, 0, 0})),
               "d",
               DataFormat.COMPLETION_TOKENS);
-      InvalidRowException e =
-          assertThrows(InvalidRowException.class, () -> teacher.prepare(rows));
+      InvalidRowException e = assertThrows(InvalidRowException.class, () -> teacher.prepare(rows));
       assertEquals(1, e.row());
-      assertTrue(e.getMessage().startsWith("rows.jsonl row 1: has no completion token"), e.getMessage());
+      assertTrue(
+          e.getMessage().startsWith("rows.jsonl row 1: has no completion token"), e.getMessage());
       // the runner refuses it too, before computing the row before it
       TopKTeacherRunner runner = teacher.newRunner(rows.format());
       e = assertThrows(InvalidRowException.class, () -> runner.run(rows.examples()));

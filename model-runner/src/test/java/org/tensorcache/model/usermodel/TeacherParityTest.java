@@ -119,7 +119,11 @@ class TeacherParityTest {
               assertEquals(Float.NEGATIVE_INFINITY, tails[t], where + " token " + t + " tail");
             } else {
               worst = Math.max(worst, Math.abs(tail.doubleValue() - tails[t]));
-              assertEquals(tail.doubleValue(), tails[t], tolerance(tail.doubleValue()), where + " token " + t);
+              assertEquals(
+                  tail.doubleValue(),
+                  tails[t],
+                  tolerance(tail.doubleValue()),
+                  where + " token " + t);
             }
           }
           tokens += n;
