@@ -106,6 +106,18 @@ at scored positions) and checked `head(body)` of `llama-split/` and `gpt2-split/
 model-runner/src/test/resources/byo --only split,wide` rewrites only these three directories,
 `data/skewed.jsonl`, the split keys of `expected.json` and this file, leaving every other file as
 it is.
+## Teacher top-K values
+
+`expected-topk.json`, `data/completion.jsonl`, `data/completion_tokens.jsonl` and
+`data/messages.gpt2.jsonl` are written by `python scripts/make_topk_fixture.py --byo
+model-runner/src/test/resources/byo` from the files above (run it after this generator): TRL
+prompt-completion rows, TRL's SFT tokenization of them for llama (one mask edited to two runs with
+a hole), and conversations prepared by `scripts/prepare_dataset.py` as TRL's
+`DataCollatorForChatML` labels them. For each case (model, rows, max_length, truncation_mode, K,
+temperature) it holds the tokens TRL's `SFTTrainer` preparation trains on and, computed with
+PyTorch from `model.pt` or `body.pt` + `head.pt`, each token's top-K ids of
+`log_softmax(logits / T)` (ties to the lowest id), their log-probs and the log of the mass
+outside them; `ties` holds constructed logits with ties and their selection.
 """
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja")

@@ -17,6 +17,11 @@ Rows are in one of TRL's formats, whatever the kind:
   ``{"role": ..., "content": ...}`` messages;
 * text: ``prompt``, ``chosen`` and ``rejected`` are strings.
 
+Conversational language-modeling rows ``{"messages": [...]}`` (for a teacher's per-token values)
+are written as ``{"input_ids": [...], "completion_mask": [...]}`` lines instead, labeled as TRL's
+``DataCollatorForChatML`` labels them at ``--max-length`` (see ``dataset_messages.py``); the header
+then also records ``max_length``.
+
 Rows without a ``prompt`` field (an implicit prompt shared by ``chosen`` and ``rejected``) are
 accepted when no row has one; TRL extracts the common prefix as the prompt. ``tools`` and
 ``chat_template_kwargs`` fields are passed to the chat template as TRL does; other fields are
@@ -69,6 +74,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from dataset_source import PrepareError, Source, read_source
+from dataset_messages import check_messages_rows, tokenize_messages
 from dataset_tokens import tokenize_rows
 
 try:
@@ -197,24 +203,37 @@ def load_model_dir_tokenizer(model_dir: Path) -> Any:
 
 def prepare(model_dir: "str | os.PathLike[str]", dataset: "str | os.PathLike[str]",
             out: "str | os.PathLike[str]", engine: str = "auto", log: Any = _stderr,
-            split: Optional[str] = None) -> int:
+            split: Optional[str] = None, max_length: Optional[int] = None) -> int:
     """Tokenize ``dataset`` (``split`` of a DatasetDict folder) with the tokenizer in ``model_dir``
-    into ``out``; return the row count."""
+    into ``out``; return the row count. ``max_length`` is for messages rows only."""
     model_dir, dataset, out = Path(model_dir), Path(dataset), Path(out)
     if out.exists() and out.is_dir():
         raise PrepareError(f"--out '{out}' is a directory")
     source = read_source(dataset, split)
-    conversational, _ = check_rows(source)
+    messages = "messages" in source.rows[0][1]
+    if messages:
+        conversations = check_messages_rows(source, _check_messages)
+    else:
+        conversational, _ = check_rows(source)
+        if max_length is not None:
+            raise PrepareError(f"--max-length {max_length} is for messages rows; preference rows "
+                               "are cut by the run (its --max-length)")
+    if max_length is not None and max_length < 2:
+        raise PrepareError(f"--max-length {max_length} invalid, expected at least 2")
     rows_digest = rows_sha256(source)
     import transformers  # only once the rows are known to be well formed
 
     tokenizer = load_model_dir_tokenizer(model_dir)
-    if conversational and getattr(tokenizer, "chat_template", None) is None:
+    if (messages or conversational) and getattr(tokenizer, "chat_template", None) is None:
         raise PrepareError(f"{dataset} is conversational but the tokenizer in '{model_dir}' has no "
                            "chat template")
-    keep = ("prompt",) + COMPLETION_FIELDS + PASS_THROUGH_FIELDS
-    rows = [{k: row[k] for k in keep if k in row} for _, row in source.rows]
-    tokenized, semantics = tokenize_rows(rows, tokenizer, conversational, engine, log)
+    if messages:
+        tokenized, semantics, max_length = tokenize_messages(
+            conversations, tokenizer, max_length, engine, lambda i: source.where(source.rows[i][0]))
+    else:
+        keep = ("prompt",) + COMPLETION_FIELDS + PASS_THROUGH_FIELDS
+        rows = [{k: row[k] for k in keep if k in row} for _, row in source.rows]
+        tokenized, semantics = tokenize_rows(rows, tokenizer, conversational, engine, log)
     header: Dict[str, Any] = {"kind": "prepared", "source": dataset.name}
     if source.split is not None:
         header["split"] = source.split
@@ -227,6 +246,10 @@ def prepare(model_dir: "str | os.PathLike[str]", dataset: "str | os.PathLike[str
         "transformers_version": transformers.__version__,
         "trl_semantics": semantics,
     })
+    if messages:
+        header["max_length"] = max_length
+        write_jsonl_atomically(out, _chain([{"tensorcache": header}], tokenized))
+        return len(tokenized)
     body = ({"prompt_ids": [int(x) for x in r["prompt_ids"]],
              "chosen_ids": [int(x) for x in r["chosen_ids"]],
              "rejected_ids": [int(x) for x in r["rejected_ids"]]} for r in tokenized)
@@ -274,6 +297,9 @@ def _parser() -> argparse.ArgumentParser:
                              "more than one")
     parser.add_argument("--out", required=True, metavar="OUT.jsonl",
                         help="file to write (replaced atomically)")
+    parser.add_argument("--max-length", type=int, metavar="N",
+                        help="messages rows only: keep the last N tokens, as TRL's "
+                             "DataCollatorForChatML does. Default: min(model_max_length, 1024)")
     parser.add_argument("--engine", choices=("auto", "trl", "builtin"), default="auto",
                         help="auto: TRL's own code when trl is importable, else the built-in copy "
                              "of TRL 1.13's rules. Default: %(default)s")
@@ -284,7 +310,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command line entry point; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        n = prepare(args.model_dir, args.dataset, args.out, args.engine, split=args.split)
+        n = prepare(args.model_dir, args.dataset, args.out, args.engine, split=args.split,
+                    max_length=args.max_length)
     except PrepareError as e:
         _stderr(f"error: {e}")
         return 2

@@ -13,7 +13,11 @@ public enum DataFormat {
   /** TRL's conversational rows: prompt, chosen and rejected as lists of messages. */
   CONVERSATIONAL,
   /** {@code {"text"}}: one text per row, for feature runners. */
-  DOCUMENT;
+  DOCUMENT,
+  /** {@code {"prompt", "completion"}} strings: TRL's prompt-completion rows. */
+  COMPLETION,
+  /** {@code {"input_ids", "completion_mask"}}: TRL's tokenized language-modeling rows. */
+  COMPLETION_TOKENS;
 
   /** The name on the command line. */
   public String cliName() {
@@ -38,6 +42,15 @@ public enum DataFormat {
   static DataFormat detect(JsonNode row) {
     if (row.has("prompt_ids")) {
       return TOKENS;
+    }
+    if (row.has("input_ids")) {
+      return COMPLETION_TOKENS;
+    }
+    if (row.has("messages")) {
+      return CONVERSATIONAL;
+    }
+    if (row.has("prompt") && row.has("completion") && !row.has("chosen")) {
+      return row.get("prompt").isArray() ? CONVERSATIONAL : COMPLETION;
     }
     if (row.has("prompt")) {
       return row.get("prompt").isArray() ? CONVERSATIONAL : TEXT;

@@ -165,7 +165,8 @@ public final class DatasetReader implements Iterator<Example>, AutoCloseable {
             lineNumber,
             "has none of the known row shapes: {\"prompt\", \"chosen\", \"rejected\"} (text or"
                 + " conversational), {\"prompt_ids\", \"chosen_ids\", \"rejected_ids\"} (tokens),"
-                + " {\"text\"} (document); fields found: "
+                + " {\"text\"} (document), {\"prompt\", \"completion\"} (completion),"
+                + " {\"input_ids\", \"completion_mask\"} (completion_tokens); fields found: "
                 + fieldNames(node),
             null);
       }

@@ -5,7 +5,12 @@ package org.tensorcache.model.data;
  * kinds are the data set formats a runner can take, before and after tokenization.
  */
 public sealed interface Example
-    permits PreferenceExample, TokenizedPreference, DocumentExample, TokenizedDocument {
+    permits PreferenceExample,
+        TokenizedPreference,
+        DocumentExample,
+        TokenizedDocument,
+        CompletionExample,
+        TokenizedCompletion {
   /** The 0-based row number in the data set. */
   long index();
 

@@ -28,8 +28,22 @@ final class RowParser {
               ids(node, "chosen_ids", where, false),
               ids(node, "rejected_ids", where, false));
       case DOCUMENT -> new DocumentExample(index, text(node, "text", where));
+      case COMPLETION ->
+          new CompletionExample(
+              index, text(node, "prompt", where), text(node, "completion", where));
+      case COMPLETION_TOKENS -> completionTokens(node, index, where);
       case CONVERSATIONAL -> throw where.error(DatasetReader.PREPARE_HINT);
     };
+  }
+
+  private static TokenizedCompletion completionTokens(JsonNode node, long index, Where where) {
+    int[] ids = ids(node, "input_ids", where, false);
+    int[] mask = ids(node, "completion_mask", where, false);
+    try {
+      return new TokenizedCompletion(index, ids, mask);
+    } catch (IllegalArgumentException e) {
+      throw where.error(e.getMessage());
+    }
   }
 
   private static String text(JsonNode node, String field, Where where) {

@@ -1,5 +1,6 @@
 package org.tensorcache.model.hf;
 
+import org.tensorcache.model.data.TokenizedCompletion;
 import org.tensorcache.model.data.TokenizedDocument;
 import org.tensorcache.model.data.TokenizedPreference;
 
@@ -33,6 +34,13 @@ public final class RowChecks {
         row.index(),
         "rejected_ids",
         truncation.cut(row.promptIds(), row.rejectedIds()).ids().length);
+  }
+
+  /** Checks a language-modeling row's ids, and its length under {@code truncation}. */
+  public void check(TokenizedCompletion row, Truncation truncation) {
+    ids(row.index(), "input_ids", row.ids());
+    int max = truncation.maxLength();
+    length(row.index(), "input_ids", max > 0 ? Math.min(max, row.ids().length) : row.ids().length);
   }
 
   /** Checks a text row's ids. */

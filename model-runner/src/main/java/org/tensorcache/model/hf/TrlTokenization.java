@@ -1,8 +1,10 @@
 package org.tensorcache.model.hf;
 
 import java.util.Arrays;
+import org.tensorcache.model.data.CompletionExample;
 import org.tensorcache.model.data.DocumentExample;
 import org.tensorcache.model.data.PreferenceExample;
+import org.tensorcache.model.data.TokenizedCompletion;
 import org.tensorcache.model.data.TokenizedDocument;
 import org.tensorcache.model.data.TokenizedPreference;
 
@@ -38,6 +40,22 @@ public final class TrlTokenization {
         prompt,
         completion(row.prompt(), row.chosen(), prompt),
         completion(row.prompt(), row.rejected(), prompt));
+  }
+
+  /**
+   * A prompt-completion row as TRL 1.13's {@code SFTTrainer} tokenizes it: EOS text appended to the
+   * completion unless it ends with it, {@code input_ids} the ids of prompt + completion, {@code
+   * completion_mask} 0 on the first {@code len(ids(prompt))} of them and 1 after (TRL cuts by
+   * length, and only warns when the prompt's ids are not a prefix).
+   */
+  public TokenizedCompletion tokenize(CompletionExample row) {
+    String text =
+        row.completion().endsWith(eosToken) ? row.completion() : row.completion() + eosToken;
+    int prompt = tokenizer.encode(row.prompt()).length;
+    int[] all = tokenizer.encode(row.prompt() + text);
+    int[] mask = new int[all.length];
+    Arrays.fill(mask, Math.min(prompt, all.length), all.length, 1);
+    return new TokenizedCompletion(row.index(), all, mask);
   }
 
   private int[] completion(String prompt, String completion, int[] promptIds) {

@@ -124,7 +124,8 @@ class DataFormatsTest {
     assertThrows(MalformedDataException.class, () -> ExampleSet.load(file("e.jsonl")));
     var format = assertThrows(IllegalArgumentException.class, () -> DataFormat.parse("csv"));
     assertEquals(
-        "data format 'csv' unknown, expected one of [text, tokens, conversational, document]",
+        "data format 'csv' unknown, expected one of [text, tokens, conversational, document, completion,"
+            + " completion_tokens]",
         format.getMessage());
   }
 
