@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 import org.tensorcache.launch.CacheIdentity;
 import org.tensorcache.launch.JobOptions;
 import org.tensorcache.launch.SegmentPlace;
+import org.tensorcache.store.segment.SegmentCodec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -52,7 +53,11 @@ final class ExportCommand implements Callable<Integer> {
             : null;
     long bytes;
     try {
-      bytes = SegmentExport.write(id, place.segments(id, scratch != null ? scratch : copies), file);
+      Path at = scratch != null ? scratch : copies;
+      bytes =
+          id.spec().perToken()
+              ? SegmentExport.writeRows(id, place.segments(SegmentCodec.ROWS, id, at), file)
+              : SegmentExport.write(id, place.segments(id, at), file);
     } finally {
       if (scratch != null) {
         deleteTree(scratch);

@@ -8,6 +8,8 @@ import org.tensorcache.launch.ClusterFill;
 import org.tensorcache.launch.ComputeOptions;
 import org.tensorcache.launch.JobOptions;
 import org.tensorcache.launch.OptionRanges;
+import org.tensorcache.launch.TeacherJob;
+import org.tensorcache.launch.TeacherJobs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -39,9 +41,20 @@ final class FillCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (local && job.perToken()) {
+      try (TeacherJob teacher = TeacherJobs.prepare(job)) {
+        LocalFillRun.run(teacher);
+      }
+      return 0;
+    }
     if (local) {
       LocalFillRun.run(job.prepare(compute));
       return 0;
+    }
+    if (job.perToken()) {
+      throw new IllegalArgumentException(
+          "a per-token cache (--runner topk) is filled with fill --local; nodes do not compute"
+              + " per-token caches yet");
     }
     Duration timeout = OptionRanges.seconds("--timeout", timeoutSeconds);
     // the nodes compute: this member only needs the cache id, and writes no cache of its own

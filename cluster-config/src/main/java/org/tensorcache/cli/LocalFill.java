@@ -10,9 +10,6 @@ import org.slf4j.LoggerFactory;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.data.ExampleSet;
-import org.tensorcache.model.runner.ModelRunner;
-import org.tensorcache.model.runner.RunnerOutput;
-import org.tensorcache.store.block.Block;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
@@ -20,31 +17,33 @@ import org.tensorcache.store.spec.CacheSpec;
 /**
  * Fills one cache in this process: every range whose segment is missing, incomplete or rejected is
  * computed (the groups with a missing example) and written as a segment; verified segments are
- * reused.
+ * reused. The same for blocks and for per-token rows ({@link LocalRanges}).
+ *
+ * @param <V> one range's values
  */
-final class LocalFill {
+final class LocalFill<V> {
   private static final Logger log = LoggerFactory.getLogger(LocalFill.class);
 
-  /** What a fill did; {@code blocks} holds every range, in order. */
-  record Result(List<Block> blocks, int rangesReused, long examplesComputed, long computeNanos) {}
+  /** What a fill did; {@code ranges} holds every range's values, in order. */
+  record Result<V>(List<V> ranges, int rangesReused, long examplesComputed, long computeNanos) {}
 
-  private final ModelRunner runner;
+  private final LocalRanges<V> kind;
   private final ExampleSet data;
   private final CacheSpec spec;
-  private final Segments<Block> store;
+  private final Segments<V> store;
   private final BatchPlanner planner;
 
   LocalFill(
-      ModelRunner runner,
+      LocalRanges<V> kind,
       ExampleSet data,
       CacheSpec spec,
-      Segments<Block> store,
+      Segments<V> store,
       BatchPlanner planner) {
     if (data.size() != spec.n()) {
       throw new IllegalArgumentException(
           "data set has " + data.size() + " examples, cache spec expects " + spec.n());
     }
-    this.runner = runner;
+    this.kind = kind;
     this.data = data;
     this.spec = spec;
     this.store = store;
@@ -52,34 +51,34 @@ final class LocalFill {
   }
 
   /** Fills every range, calling {@code progress} with the number of examples just done. */
-  Result run(LongConsumer progress) throws IOException {
-    List<Block> blocks = new ArrayList<>(spec.rangeCount());
+  Result<V> run(LongConsumer progress) throws IOException {
+    List<V> ranges = new ArrayList<>(spec.rangeCount());
     int reused = 0;
     long computed = 0;
     long nanos = 0;
     for (int r = 0; r < spec.rangeCount(); r++) {
-      Block block = readVerified(r).orElseGet(() -> null);
-      if (block != null && block.isComplete()) {
+      V values = readVerified(r).orElse(null);
+      if (values != null && kind.presentCount(values) == kind.length(values)) {
         reused++;
-        progress.accept(block.length());
-        blocks.add(block);
+        progress.accept(kind.length(values));
+        ranges.add(values);
         continue;
       }
-      if (block == null) {
-        block = Block.empty(spec, r);
+      if (values == null) {
+        values = kind.empty(r);
       } else {
-        progress.accept(block.presentCount());
+        progress.accept(kind.presentCount(values));
       }
       long t0 = System.nanoTime();
-      computed += computeMissing(block, progress);
+      computed += computeMissing(values, progress);
       nanos += System.nanoTime() - t0;
-      store.write(block);
-      blocks.add(block);
+      store.write(values);
+      ranges.add(values);
     }
-    return new Result(blocks, reused, computed, nanos);
+    return new Result<>(ranges, reused, computed, nanos);
   }
 
-  private Optional<Block> readVerified(int range) throws IOException {
+  private Optional<V> readVerified(int range) throws IOException {
     try {
       return store.read(range);
     } catch (SegmentRejectedException e) {
@@ -93,25 +92,21 @@ final class LocalFill {
    * Computes every group of the range that has a missing row, whole: the groups are the planner's,
    * as a cluster's shards compute them, so a row gets the same bits either way.
    */
-  private long computeMissing(Block block, LongConsumer progress) {
-    List<Example> rows = data.slice(block.start(), block.start() + block.length());
+  private long computeMissing(V values, LongConsumer progress) {
+    long start = kind.start(values);
+    List<Example> rows = data.slice(start, start + kind.length(values));
     long done = 0;
     for (int[] group : planner.groups(rows)) {
       List<Example> batch = new ArrayList<>(group.length);
       int missing = 0;
       for (int offset : group) {
         batch.add(rows.get(offset));
-        missing += block.isPresent(block.start() + offset) ? 0 : 1;
+        missing += kind.isPresent(values, start + offset) ? 0 : 1;
       }
       if (missing == 0) {
         continue;
       }
-      RunnerOutput out = runner.run(batch);
-      for (int row = 0; row < out.size(); row++) {
-        if (!block.isPresent(out.index(row))) {
-          block.put(out.index(row), out.row(row));
-        }
-      }
+      kind.compute(batch, values);
       done += missing;
       progress.accept(missing);
     }

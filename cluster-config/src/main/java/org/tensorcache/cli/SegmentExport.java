@@ -13,6 +13,9 @@ import org.tensorcache.launch.CacheIdentity;
 import org.tensorcache.launch.Job;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.export.CacheExport;
+import org.tensorcache.store.export.RowExport;
+import org.tensorcache.store.rows.RowBlock;
+import org.tensorcache.store.segment.SegmentCodec;
 import org.tensorcache.store.segment.SegmentRejectedException;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
@@ -61,6 +64,14 @@ final class SegmentExport {
     return write(id.spec(), id.fingerprint(), store, id.inputs(), file);
   }
 
+  /** As {@link #write(CacheIdentity, Segments, Path)}, of a per-token cache ({@link RowExport}). */
+  static long writeRows(CacheIdentity id, Segments<RowBlock> store, Path file) throws IOException {
+    List<RowBlock> rows = complete(id.spec(), store, SegmentCodec.ROWS);
+    createParent(file);
+    RowExport.write(file, id.spec(), id.fingerprint(), id.inputs(), rows);
+    return Files.size(file);
+  }
+
   private static long write(
       CacheSpec spec,
       Fingerprint fingerprint,
@@ -68,20 +79,32 @@ final class SegmentExport {
       Map<String, String> inputs,
       Path file)
       throws IOException {
-    List<Block> blocks = new ArrayList<>(spec.rangeCount());
+    List<Block> blocks = complete(spec, store, SegmentCodec.BLOCKS);
+    createParent(file);
+    CacheExport.write(file, spec, fingerprint, inputs, blocks);
+    return Files.size(file);
+  }
+
+  /**
+   * Every range's values, each verified and complete; else {@link IllegalStateException} naming the
+   * ranges that are not filled.
+   */
+  private static <V> List<V> complete(CacheSpec spec, Segments<V> store, SegmentCodec<V> codec)
+      throws IOException {
+    List<V> ranges = new ArrayList<>(spec.rangeCount());
     List<Integer> unfilled = new ArrayList<>();
     String rejection = null;
     for (int range = 0; range < spec.rangeCount(); range++) {
-      Optional<Block> block;
+      Optional<V> values;
       try {
-        block = store.read(range);
+        values = store.read(range);
       } catch (SegmentRejectedException e) {
         log.warn("segment of range {} rejected: {}", range, e.getMessage());
         rejection = rejection != null ? rejection : e.getMessage();
-        block = Optional.empty();
+        values = Optional.empty();
       }
-      if (block.isPresent() && block.get().isComplete()) {
-        blocks.add(block.get());
+      if (values.isPresent() && codec.presentCount(values.get()) == spec.rangeLength(range)) {
+        ranges.add(values.get());
       } else {
         unfilled.add(range);
       }
@@ -92,12 +115,14 @@ final class SegmentExport {
               + ": run ./tensorcache fill with the same job options first"
               + (rejection == null ? "" : " (a segment was rejected: " + rejection + ")"));
     }
+    return ranges;
+  }
+
+  private static void createParent(Path file) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    CacheExport.write(file, spec, fingerprint, inputs, blocks);
-    return Files.size(file);
   }
 
   /**

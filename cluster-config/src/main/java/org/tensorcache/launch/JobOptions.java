@@ -1,13 +1,9 @@
 package org.tensorcache.launch;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.tensorcache.actors.cache.CacheDefinition;
@@ -21,6 +17,7 @@ import org.tensorcache.model.runner.ReferenceLogprobRunner;
 import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.spec.Fingerprint;
+import org.tensorcache.store.spec.TokenCoding;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
@@ -30,8 +27,6 @@ import picocli.CommandLine.Option;
  * seeded data set and model when missing, loads the model and derives what a node registers.
  */
 public final class JobOptions {
-  private static final ObjectMapper JSON =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   @ArgGroup(validate = false, heading = "Your model and data set:%n", order = 1)
   UserModelOptions userModel = new UserModelOptions();
@@ -44,6 +39,9 @@ public final class JobOptions {
       heading = "The built-in demo model (without --model-dir) and its synthetic data set:%n",
       order = 3)
   BuiltInModelOptions builtIn = new BuiltInModelOptions();
+
+  @ArgGroup(validate = false, heading = "A distillation teacher (--runner topk):%n", order = 4)
+  TeacherOptions teacher = new TeacherOptions();
 
   /** Where the cache lives and how it is laid out. */
   static final class CacheOptions {
@@ -105,6 +103,11 @@ public final class JobOptions {
     return SegmentPlace.of(cache.segments, cache.s3Endpoint, cache.s3Region);
   }
 
+  /** Whether these options decide a per-token cache (a teacher's, {@code --runner topk}). */
+  public boolean perToken() {
+    return userModel.given() && userModel.teacher();
+  }
+
   /** Where data sets, models and caches live ({@code --data-dir}). */
   public Path dataDir() {
     return cache.dataDir;
@@ -141,6 +144,7 @@ public final class JobOptions {
     builtIn.config();
     builtIn.maxSeqLen();
     userModel.checkUnused();
+    teacher.checkUnused("logprob");
     ExampleSet data = dataset(make);
     Path dir = modelDir();
     if (!TinyLm.exists(dir)) {
@@ -173,7 +177,15 @@ public final class JobOptions {
   /** The identity of the cache of what {@code runner} computes for {@code data}. */
   CacheIdentity identity(RunnerIdentity runner, String kind, ExampleSet data, MoreInputs more)
       throws IOException {
-    CacheSpec spec = new CacheSpec(cache.cacheName, data.size(), runner.fields(), rangeSize());
+    return identity(runner, TokenCoding.PLAIN, kind, data, more);
+  }
+
+  /** As {@link #identity(RunnerIdentity, String, ExampleSet, MoreInputs)}, rows coded so. */
+  CacheIdentity identity(
+      RunnerIdentity runner, TokenCoding coding, String kind, ExampleSet data, MoreInputs more)
+      throws IOException {
+    CacheSpec spec =
+        new CacheSpec(cache.cacheName, data.size(), runner.fields(), rangeSize(), coding);
     Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
     Map<String, String> inputs =
         more.add(RecordedInputs.of(runner, kind, data, spec, fingerprint)).map();
@@ -222,6 +234,11 @@ public final class JobOptions {
    * compute thread); writes {@code cache.json} into the cache's directory.
    */
   public Job prepare(ComputeOptions compute) throws IOException {
+    if (perToken()) {
+      throw new IllegalArgumentException(
+          "a per-token cache (--runner topk) is filled with fill --local and read from its export;"
+              + " nodes do not compute or serve per-token caches yet");
+    }
     if (userModel.given()) {
       compute.checkUserModel();
       segmentPlace();
@@ -252,7 +269,7 @@ public final class JobOptions {
    */
   Job job(CacheIdentity id, ExampleSet rows, Supplier<ModelRunner> runners, BatchPlanner planner)
       throws IOException {
-    writeManifest(id);
+    id.writeManifest();
     CacheDefinition definition =
         new CacheDefinition(
                 id.spec(),
@@ -264,33 +281,5 @@ public final class JobOptions {
             .withInputs(id.inputs());
     return new Job(
         rows, id.spec(), id.fingerprint(), id.cacheDir(), segmentPlace().apply(definition));
-  }
-
-  /**
-   * Writes what the cache was made from, for people reading the data directory; the recorded inputs
-   * under {@code "inputs"}, as a trainer checks them.
-   */
-  private static void writeManifest(CacheIdentity id) throws IOException {
-    RunnerIdentity runner = id.runner();
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cache_id", id.cacheId());
-    m.put("fingerprint", id.fingerprint().hex());
-    m.put("runner", runner.id() + "/" + runner.version());
-    m.put("weights_sha256", runner.weightsDigest());
-    m.put("dataset", id.data().source().toString());
-    m.put("dataset_sha256", id.data().digest());
-    m.put("parameters", runner.parameters());
-    m.put("n", id.spec().n());
-    m.put("range_size", id.spec().rangeSize());
-    m.put("fields", id.spec().fields().stream().map(Object::toString).toList());
-    m.put("inputs", id.inputs());
-    Files.createDirectories(id.cacheDir());
-    Path tmp = Files.createTempFile(id.cacheDir(), ".tmp-", ".json");
-    JSON.writeValue(tmp.toFile(), m);
-    Files.move(
-        tmp,
-        id.cacheDir().resolve("cache.json"),
-        StandardCopyOption.ATOMIC_MOVE,
-        StandardCopyOption.REPLACE_EXISTING);
   }
 }

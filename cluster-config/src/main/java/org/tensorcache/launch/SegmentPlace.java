@@ -7,9 +7,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.tensorcache.actors.cache.CacheDefinition;
+import org.tensorcache.store.block.Block;
 import org.tensorcache.store.objects.ObjectLocation;
 import org.tensorcache.store.objects.ObjectStorage;
 import org.tensorcache.store.objects.ObjectStoreSettings;
+import org.tensorcache.store.segment.SegmentCodec;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.segment.Segments;
 
@@ -100,14 +102,24 @@ public final class SegmentPlace {
    * The segments of the cache {@code id} as kept here, for reading them: a directory is not
    * created; object storage keeps verified copies in {@code copies}.
    */
-  public Segments segments(CacheIdentity id, Path copies) throws IOException {
+  public Segments<Block> segments(CacheIdentity id, Path copies) throws IOException {
+    return segments(SegmentCodec.BLOCKS, id, copies);
+  }
+
+  /**
+   * As {@link #segments(CacheIdentity, Path)}, of segments that {@code codec} writes (a per-token
+   * cache's rows); a directory is created by the first write.
+   */
+  public <V> Segments<V> segments(SegmentCodec<V> codec, CacheIdentity id, Path copies)
+      throws IOException {
     if (objects != null) {
       ObjectStorage storage = OPEN.computeIfAbsent(settings, SegmentPlace::connect);
-      return storage.segments(objects.resolve(id.cacheId()), copies, id.spec(), id.fingerprint());
+      return storage.segments(
+          codec, objects.resolve(id.cacheId()), copies, id.spec(), id.fingerprint());
     }
     Path dir =
         directory == null ? id.cacheDir().resolve("segments") : directory.resolve(id.cacheId());
-    return SegmentStore.at(dir, id.spec(), id.fingerprint());
+    return SegmentStore.at(codec, dir, id.spec(), id.fingerprint());
   }
 
   private static ObjectStorage connect(ObjectStoreSettings settings) {

@@ -70,8 +70,9 @@ final class UserModelOptions {
       paramLabel = "RUNNER",
       defaultValue = "logprob",
       description =
-          "logprob (TRL's reference log-probs, causal LM) or embedding (mean of an encoder's"
-              + " hidden states) (default: ${DEFAULT-VALUE}).")
+          "logprob (TRL's reference log-probs, causal LM), embedding (mean of an encoder's"
+              + " hidden states) or topk (a distillation teacher: the top-K log-probs of every"
+              + " completion token; see --top-k) (default: ${DEFAULT-VALUE}).")
   String runner;
 
   @Option(
@@ -120,11 +121,16 @@ final class UserModelOptions {
   }
 
   /** The truncation, checked. */
-  private Truncation truncation() {
+  Truncation truncation() {
     if (maxLength != 0 && maxLength < 2) {
       throw OptionRanges.invalid("--max-length", maxLength, "0 (no truncation) or >= 2");
     }
     return new Truncation(maxLength, Truncation.Mode.parse(truncationMode));
+  }
+
+  /** Whether the job is a distillation teacher's ({@code --runner topk}). */
+  boolean teacher() {
+    return TeacherJobs.RUNNER.equals(runner);
   }
 
   /** Whether the job runs on a user's model. */
@@ -155,7 +161,7 @@ final class UserModelOptions {
   }
 
   /** The data set file, checked. */
-  private Path datasetFile() {
+  Path datasetFile() {
     if (dataset == null) {
       throw new IllegalArgumentException("--model-dir needs --dataset FILE (JSONL, plain or .gz)");
     }
@@ -170,6 +176,10 @@ final class UserModelOptions {
    * and the settings: neither the model nor the tokenizer is loaded, nothing is written.
    */
   CacheIdentity identify(JobOptions job) throws IOException {
+    if (teacher()) {
+      return TeacherJobs.identify(job, this, job.teacher);
+    }
+    job.teacher.checkUnused(runner);
     Truncation truncation = truncation();
     BudgetSettings settings = budgetSettings();
     Path file = datasetFile();
@@ -189,6 +199,7 @@ final class UserModelOptions {
    * file is loaded here once (its output is probed) and shared by the node's runners.
    */
   Job prepare(JobOptions job) throws IOException {
+    job.teacher.checkUnused(runner);
     Truncation truncation = truncation();
     BudgetSettings settings = budgetSettings();
     Path file = datasetFile();

@@ -38,7 +38,8 @@ class LocalFillTest {
           Fingerprint.of(
               new FingerprintInputs("r", "1", lm.weightsDigest(), data.digest(), Map.of(), spec));
       SegmentStore<Block> store = SegmentStore.open(dir.resolve("segments"), spec, fp);
-      LocalFill fill = new LocalFill(runner, data, spec, store, BatchPlanner.fixed(10));
+      var fill =
+          new LocalFill<>(new BlockRanges(runner, spec), data, spec, store, BatchPlanner.fixed(10));
       var e = assertThrows(InvalidRunnerOutputException.class, () -> fill.run(done -> {}));
       assertEquals(0, e.exampleIndex());
       assertTrue(store.persistedRanges().isEmpty(), "no segment may hold a NaN batch");

@@ -25,6 +25,7 @@ import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.TracedHead;
 import org.tensorcache.model.hf.TrlTokenization;
 import org.tensorcache.model.hf.Truncation;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.model.runner.TopKTeacherRunner;
 
 /**
@@ -166,6 +167,19 @@ public final class TeacherModel implements AutoCloseable {
     return p;
   }
 
+  /**
+   * What this teacher computes for rows of {@code format}, from the directory's files and the
+   * options, without loading the model: what a cache id is derived from.
+   */
+  public RunnerIdentity identity(DataFormat format) throws IOException {
+    return new RunnerIdentity(
+        TopKTeacherRunner.ID,
+        TopKTeacherRunner.VERSION,
+        dir.modelDigest(),
+        parameters(format),
+        TopKTeacherRunner.fields(k));
+  }
+
   /** A teacher runner over the shared model (loaded on first call); one per compute thread. */
   public synchronized TopKTeacherRunner newRunner(DataFormat format) throws IOException {
     if (model == null) {
@@ -198,6 +212,16 @@ public final class TeacherModel implements AutoCloseable {
       throw e;
     }
     model = body;
+  }
+
+  /** The model directory. */
+  public ModelDirectory directory() {
+    return dir;
+  }
+
+  /** The width of the teacher's logits: the ids a top-K is chosen from. */
+  public int vocab() {
+    return dir.vocabSize() > 0 ? dir.vocabSize() : tokenizer.vocabSize();
   }
 
   /** The tokenizer. */

@@ -63,6 +63,11 @@ public final class RowBlock {
     return present;
   }
 
+  /** Whether every example of the range is present. */
+  public boolean isComplete() {
+    return present == rows.length;
+  }
+
   /** Bytes of the present rows, together. */
   public long rowBytes() {
     return bytes;

@@ -1,0 +1,28 @@
+package org.tensorcache.launch;
+
+import java.util.function.Supplier;
+import org.tensorcache.model.batch.BatchPlanner;
+import org.tensorcache.model.data.ExampleSet;
+import org.tensorcache.model.runner.TokenRunner;
+import org.tensorcache.model.usermodel.TeacherModel;
+import org.tensorcache.store.rows.RowBlock;
+import org.tensorcache.store.segment.Segments;
+
+/**
+ * A prepared distillation teacher's job ({@code --runner topk}): the rows as the teacher takes
+ * them, the cache's identity, its runners (one per compute thread, over the shared model), how a
+ * range's rows are grouped, and where its segments of rows are kept. Closing it frees the model.
+ */
+public record TeacherJob(
+    ExampleSet rows,
+    CacheIdentity id,
+    Supplier<TokenRunner> runners,
+    BatchPlanner planner,
+    Segments<RowBlock> segments,
+    TeacherModel model)
+    implements AutoCloseable {
+  @Override
+  public void close() {
+    model.close();
+  }
+}
