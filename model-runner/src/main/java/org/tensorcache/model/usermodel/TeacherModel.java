@@ -25,6 +25,7 @@ import org.tensorcache.model.hf.TorchScriptModel;
 import org.tensorcache.model.hf.TracedHead;
 import org.tensorcache.model.hf.TrlTokenization;
 import org.tensorcache.model.hf.Truncation;
+import org.tensorcache.model.runner.RunnerIdentity;
 import org.tensorcache.model.runner.TopKTeacherRunner;
 
 /**
@@ -164,6 +165,19 @@ public final class TeacherModel implements AutoCloseable {
     p.put("batch_tokens", Integer.toString(settings.batchTokens()));
     p.put("memory_bound", Long.toString(settings.memoryBound()));
     return p;
+  }
+
+  /**
+   * What this teacher computes for rows of {@code format}, from the directory's files and the
+   * options, without loading the model: what a cache id is derived from.
+   */
+  public RunnerIdentity identity(DataFormat format) throws IOException {
+    return new RunnerIdentity(
+        TopKTeacherRunner.ID,
+        TopKTeacherRunner.VERSION,
+        dir.modelDigest(),
+        parameters(format),
+        TopKTeacherRunner.fields(k));
   }
 
   /** A teacher runner over the shared model (loaded on first call); one per compute thread. */
