@@ -47,6 +47,21 @@ class TeacherOptionsTest {
   }
 
   @Test
+  void theIdentityIsTheRunnersAndChangesWithTheOptions() throws Exception {
+    try (TeacherModel a = TeacherModel.open(LLAMA, 5, 1f, NONE, BudgetSettings.DEFAULT);
+        TeacherModel b = TeacherModel.open(LLAMA, 5, 2f, NONE, BudgetSettings.DEFAULT)) {
+      var runner = a.newRunner(DataFormat.COMPLETION_TOKENS);
+      var identity = a.identity(DataFormat.COMPLETION_TOKENS);
+      assertEquals(runner.id(), identity.id());
+      assertEquals(runner.weightsDigest(), identity.weightsDigest());
+      assertEquals(runner.fields(), identity.fields());
+      assertEquals(new java.util.TreeMap<>(runner.parameters()), identity.parameters());
+      assertEquals("2.0", b.identity(DataFormat.COMPLETION_TOKENS).parameters().get("temperature"));
+      assertTrue(!identity.equals(b.identity(DataFormat.COMPLETION_TOKENS)));
+    }
+  }
+
+  @Test
   void theWholeVocabularyLeavesNoTail() throws Exception {
     try (TeacherModel teacher = TeacherModel.open(LLAMA, 800, 1f, NONE, BudgetSettings.DEFAULT)) {
       ExampleSet rows =
