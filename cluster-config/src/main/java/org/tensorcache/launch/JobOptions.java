@@ -63,7 +63,7 @@ public final class JobOptions {
         names = "--cache-name",
         paramLabel = "NAME",
         defaultValue = "dpo-ref",
-        description = "Cache name (default: ${DEFAULT-VALUE}).")
+        description = "Cache name (default: ${DEFAULT-VALUE}; teacher with --runner topk).")
     String cacheName;
 
     @Option(
@@ -184,8 +184,11 @@ public final class JobOptions {
   CacheIdentity identity(
       RunnerIdentity runner, TokenCoding coding, String kind, ExampleSet data, MoreInputs more)
       throws IOException {
-    CacheSpec spec =
-        new CacheSpec(cache.cacheName, data.size(), runner.fields(), rangeSize(), coding);
+    String name =
+        coding instanceof TokenCoding.TopK && cache.cacheName.equals("dpo-ref")
+            ? "teacher"
+            : cache.cacheName;
+    CacheSpec spec = new CacheSpec(name, data.size(), runner.fields(), rangeSize(), coding);
     Fingerprint fingerprint = CacheDefinition.fingerprint(runner, data, spec);
     Map<String, String> inputs =
         more.add(RecordedInputs.of(runner, kind, data, spec, fingerprint)).map();

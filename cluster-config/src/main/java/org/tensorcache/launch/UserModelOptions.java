@@ -45,8 +45,10 @@ final class UserModelOptions {
       paramLabel = "FORMAT",
       description =
           "Rows of --dataset: text ({\"prompt\",\"chosen\",\"rejected\"}), tokens"
-              + " ({\"prompt_ids\",\"chosen_ids\",\"rejected_ids\"}) or document ({\"text\"});"
-              + " default: detected from the first row.")
+              + " ({\"prompt_ids\",\"chosen_ids\",\"rejected_ids\"}), document ({\"text\"}),"
+              + " or for --runner topk completion ({\"prompt\",\"completion\"}) and"
+              + " completion_tokens ({\"input_ids\",\"completion_mask\"}; messages rows go"
+              + " through scripts/prepare_dataset.py); default: detected from the first row.")
   String format;
 
   @Option(
