@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 sys.path.insert(0, str(HERE))
 
-FORMATS = ("arrow", "numpy", "torch")
+FORMATS = ("arrow", "numpy", "torch", "python")
 COMPRESSIONS = ("zstd", "snappy", "gzip", "none")
 Batch = Dict[str, np.ndarray]
 
@@ -137,8 +137,9 @@ def batch_of(ids: np.ndarray, logps: np.ndarray, tail: np.ndarray, lengths: np.n
 
 
 def reader_for(fmt: str, ds, k: int) -> Callable[[np.ndarray], Batch]:  # type: ignore[no-untyped-def]
-    """A function from example indices to a padded batch, reading ``ds`` in format ``fmt``."""
-    view = ds.with_format(fmt)
+    """A function from example indices to a padded batch, reading ``ds`` in format ``fmt``
+    (``python``: the default Python lists, made tensors per example as DistillKit's collate does)."""
+    view = ds if fmt == "python" else ds.with_format(fmt)
     if fmt == "arrow":
         def read(idx: np.ndarray) -> Batch:
             t = view[idx.tolist()]
