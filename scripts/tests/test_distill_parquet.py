@@ -59,7 +59,8 @@ def write_export(path, lengths, k, seed=3):
 def expected_batch(ids, logps, tail, offsets, idx):
     """The padded batch built example by example, independently of the script."""
     t = max(int(offsets[i + 1] - offsets[i]) for i in idx)
-    out = {"ids": np.zeros((len(idx), t, K), np.int32), "logps": np.zeros((len(idx), t, K), np.float32),
+    out = {"ids": np.zeros((len(idx), t, K), np.int32),
+           "logps": np.zeros((len(idx), t, K), np.float32),
            "tail": np.zeros((len(idx), t), np.float32), "mask": np.zeros((len(idx), t), bool)}
     for b, i in enumerate(idx):
         s, e = offsets[i], offsets[i + 1]
@@ -118,7 +119,8 @@ def test_read_times_every_source_and_checks_them(shards, tmp_path):
                                  "--out", str(tmp_path / "r.json")])
     assert code == 0
     r = json.loads((tmp_path / "r.json").read_text())
-    assert set(r["runs"]) == {"export_in_memory"} | {f"datasets_{f}" for f in distill_parquet.FORMATS}
+    formats = {f"datasets_{f}" for f in distill_parquet.FORMATS}
+    assert set(r["runs"]) == {"export_in_memory"} | formats
     for run in r["runs"].values():
         assert run["batches"] == 4 and run["batches_per_s"] > 0 and run["unequal_steps"] == []
     assert r["best_datasets_format"] in distill_parquet.FORMATS
