@@ -330,7 +330,8 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--vocab", type=int, default=151936, help="synthetic vocabulary (151936)")
     w.add_argument("--missing", type=float, default=0.0, help="synthetic fraction absent (0)")
     w.add_argument("--seed", type=int, default=0)
-    w.add_argument("--out-dir", required=True, help="directory of the data_<i>.parquet shards")
+    w.add_argument("--out-dir", required=True,
+                   help="directory of the data_<i>.parquet shards (old ones there are replaced)")
     w.add_argument("--rows-per-shard", type=int, default=500)
     w.add_argument("--compression", choices=COMPRESSIONS, default="zstd")
     r = sub.add_parser("read", help="time trainer-order batches from the shards and the export")
