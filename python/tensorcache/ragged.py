@@ -54,6 +54,20 @@ class Ragged:
         """Each example's number of tokens, ``[n]`` int64."""
         return np.diff(self.offsets)
 
+    def take(self, indices: Union[np.ndarray, Sequence[int]]) -> "Ragged":
+        """The examples ``indices``, in that order, as a new ``Ragged`` (their values copied): a
+        trainer's batch out of a whole cache's values."""
+        idx = np.asarray(indices, dtype=np.int64)
+        n = len(self)
+        if idx.ndim != 1 or (idx.size and (idx.min() < -n or idx.max() >= n)):
+            raise IndexError(f"indices {idx.tolist()[:8]}... of {n} examples, expected [-{n}, {n})")
+        idx = idx % n if n else idx
+        starts = self.offsets[idx]
+        lengths = self.offsets[idx + 1] - starts
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return Ragged(self.values[positions], offsets)
+
     def padded(self, pad: Union[int, float] = 0, length: Union[int, None] = None):  # type: ignore[no-untyped-def]
         """The values as ``[n, T, ...shape]`` padded with ``pad`` after each example's tokens, and a
         ``[n, T]`` bool mask that is true at real tokens; ``T`` is the longest example unless

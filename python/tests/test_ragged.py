@@ -60,3 +60,13 @@ def test_torch_batches_are_padded_tensors_with_a_mask():
     assert batch["values"].shape == (2, 2, 1) and batch["values"].dtype == torch.float32
     assert batch["mask"].tolist() == [[True, False], [True, True]]
     assert batch["values"][1, :, 0].tolist() == [-1.0, 2.0]
+
+
+def test_take_gives_a_batch_of_examples_in_the_order_asked():
+    r = Ragged(np.arange(12, dtype=np.float32).reshape(6, 2), [0, 1, 1, 4, 6])
+    b = r.take([3, 0, 1, 3])
+    assert b.lengths().tolist() == [2, 1, 0, 2]
+    assert b[0].tolist() == [[8, 9], [10, 11]] and b[1].tolist() == [[0, 1]] and len(b[2]) == 0
+    assert r.take([]).lengths().tolist() == []
+    with pytest.raises(IndexError, match="of 4 examples"):
+        r.take([4])

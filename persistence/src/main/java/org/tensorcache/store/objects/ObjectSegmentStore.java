@@ -154,14 +154,7 @@ public final class ObjectSegmentStore<V> implements Segments<V> {
    * SegmentExistsException}). The written bytes become the range's local copy.
    */
   public Created create(V values) throws IOException {
-    if (!codec.spec(values).equals(spec)) {
-      throw new IllegalArgumentException(
-          "values of "
-              + codec.spec(values)
-              + " written to the store of "
-              + spec
-              + ", expected that spec");
-    }
+    SegmentStore.checkSpec(codec, values, spec);
     int range = codec.range(values);
     String uri = locationOf(range);
     Path staged = copies.newTemporary(range);

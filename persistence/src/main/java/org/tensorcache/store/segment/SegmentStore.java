@@ -116,14 +116,7 @@ public final class SegmentStore<V> implements Segments<V> {
   /** Atomically replaces the segment of the range of {@code values} with them. */
   @Override
   public void write(V values) throws IOException {
-    if (!codec.spec(values).equals(spec)) {
-      throw new IllegalArgumentException(
-          "values of "
-              + codec.spec(values)
-              + " written to the store of "
-              + spec
-              + ", expected that spec");
-    }
+    checkSpec(codec, values, spec);
     Files.createDirectories(dir);
     AtomicFiles.write(pathOf(codec.range(values)), ch -> codec.writeTo(ch, values, fingerprint));
   }
@@ -179,5 +172,13 @@ public final class SegmentStore<V> implements Segments<V> {
     spec.rangeLength(range); // throws, naming the range, when it is outside the cache
     Path file = pathOf(range);
     return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
+  }
+
+  /** Throws unless {@code values} belong to the cache of {@code spec}, naming both. */
+  public static <V> void checkSpec(SegmentCodec<V> codec, V values, CacheSpec spec) {
+    if (!codec.spec(values).equals(spec)) {
+      throw new IllegalArgumentException(
+          "values of " + codec.spec(values) + " written to the store of " + spec + ", expected it");
+    }
   }
 }
