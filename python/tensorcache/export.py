@@ -20,6 +20,7 @@ from typing import Dict, Tuple, Union
 
 import numpy as np
 
+from .crc32c import crc32c
 from .errors import TensorCacheError
 from .ragged import Ragged
 
@@ -153,52 +154,3 @@ def _check_offsets(p: Path, offsets: np.ndarray, flags: np.ndarray, tokens: int)
         i = int(wrong[0])
         raise ExportError(f"'{p}': example {i} has {int(lengths[i])} tokens and presence "
                           f"{int(flags[i])}, expected tokens exactly where present")
-
-
-def _table() -> Tuple[np.ndarray, ...]:
-    """Slicing-by-8 tables of CRC32C (Castagnoli, reflected polynomial 0x82F63B78)."""
-    t0 = np.zeros(256, dtype=np.uint32)
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t0[i] = c
-    tables = [t0]
-    for _ in range(7):
-        prev = tables[-1]
-        tables.append((prev >> 8) ^ t0[prev & 0xFF])
-    return tuple(t.tolist() for t in tables)  # type: ignore[return-value]
-
-
-_TABLES = None
-
-
-def crc32c(data: Union[bytes, memoryview]) -> int:
-    """CRC32C of ``data``; uses the ``crc32c`` or ``google_crc32c`` package when installed."""
-    try:
-        import google_crc32c  # type: ignore[import-not-found]
-
-        return int(google_crc32c.value(bytes(data)))
-    except ImportError:
-        pass
-    try:
-        import crc32c as fast  # type: ignore[import-not-found]
-
-        return int(fast.crc32c(bytes(data)))
-    except ImportError:
-        pass
-    global _TABLES
-    if _TABLES is None:
-        _TABLES = _table()
-    t0, t1, t2, t3, t4, t5, t6, t7 = _TABLES
-    crc = 0xFFFFFFFF
-    b = bytes(data)
-    head = len(b) - len(b) % 8
-    for (word,) in struct.iter_unpack("<Q", b[:head]):
-        x = crc ^ (word & 0xFFFFFFFF)
-        hi = word >> 32
-        crc = (t7[x & 0xFF] ^ t6[(x >> 8) & 0xFF] ^ t5[(x >> 16) & 0xFF] ^ t4[x >> 24]
-               ^ t3[hi & 0xFF] ^ t2[(hi >> 8) & 0xFF] ^ t1[(hi >> 16) & 0xFF] ^ t0[hi >> 24])
-    for byte in b[head:]:
-        crc = (crc >> 8) ^ t0[(crc ^ byte) & 0xFF]
-    return crc ^ 0xFFFFFFFF
