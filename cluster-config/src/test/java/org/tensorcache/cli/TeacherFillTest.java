@@ -83,6 +83,10 @@ class TeacherFillTest {
       for (int t = 0; t < tokens; t++) {
         long at = e.offsets[i] + t;
         Map<Integer, Float> stored = new TreeMap<>();
+        for (int j = 1; j < 5; j++) { // the teacher's order: log-prob descending
+          float before = e.logps.getFloat((int) (4 * (at * 5 + j - 1)));
+          assertTrue(before >= e.logps.getFloat((int) (4 * (at * 5 + j))), "row " + i);
+        }
         for (int j = 0; j < 5; j++) {
           stored.put(
               e.ids.getInt((int) (4 * (at * 5 + j))), e.logps.getFloat((int) (4 * (at * 5 + j))));

@@ -24,10 +24,10 @@ import org.tensorcache.store.spec.Fingerprint;
  * CacheExport} is to a cache of fixed-shape fields, with the same metadata.
  *
  * <p>Layout: one tensor per field of shape {@code [total tokens, ...shape]} in spec order, every
- * present example's tokens in example order (a teacher's ids ascending within each token, as the
- * codec gives them), then {@value #OFFSETS} ({@code I64 [n + 1]}: example {@code i} holds tokens
- * {@code [offsets[i], offsets[i + 1])}, none when it is missing) and {@value CacheExport#PRESENT}
- * ({@code U8 [n]}, as in {@link CacheExport}). The metadata's {@code fields} mark the fields {@code
+ * present example's tokens in example order (a teacher's entries by log-prob, descending, within
+ * each token), then {@value #OFFSETS} ({@code I64 [n + 1]}: example {@code i} holds tokens {@code
+ * [offsets[i], offsets[i + 1])}, none when it is missing) and {@value CacheExport#PRESENT} ({@code
+ * U8 [n]}, as in {@link CacheExport}). The metadata's {@code fields} mark the fields {@code
  * per_token}.
  */
 public final class RowExport {

@@ -2,6 +2,7 @@ package org.tensorcache.store.rows;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.List;
 import org.tensorcache.fields.FieldArrays;
 import org.tensorcache.fields.FieldSpec;
@@ -13,7 +14,8 @@ import org.tensorcache.store.topk.TopKCodec;
  * Codes one example of a per-token cache, {@code [tokens, ...shape]} of every field, as one byte
  * string, the way the cache's {@link TokenCoding} says: {@link TokenCoding.Plain} puts each field's
  * values little-endian one field after the other; {@link TokenCoding.TopK} hands the teacher's
- * three fields to the {@link TopKCodec}, whose ids come back in ascending order.
+ * three fields to the {@link TopKCodec}, and gives each token's entries back by log-prob,
+ * descending.
  */
 public final class RowCodec {
   private final CacheSpec spec;
@@ -83,8 +85,10 @@ public final class RowCodec {
    */
   public void decode(byte[] bytes, int offset, int length, int tokens, Object[] dst, int at) {
     if (topK != null) {
-      topK.decode(
-          bytes, offset, length, tokens, (int[]) dst[0], (float[]) dst[1], (float[]) dst[2], at);
+      int[] ids = (int[]) dst[0];
+      float[] logps = (float[]) dst[1];
+      topK.decode(bytes, offset, length, tokens, ids, logps, (float[]) dst[2], at);
+      byLogProb(ids, logps, at, tokens, topK.k());
       return;
     }
     if ((long) tokens * plainBytesPerToken != length) {
@@ -114,6 +118,34 @@ public final class RowCodec {
                 + (long) (at + tokens) * width);
       }
       FieldArrays.read(fields.get(f).dtype(), in, dst[f], at * width, tokens * width);
+    }
+  }
+
+  /**
+   * Puts each token's entries in the order a teacher gives them, log-prob descending and then id
+   * ascending, where the codec gives ids ascending: so {@code ids[0]} is the teacher's most likely
+   * token, and exact rows come back as they were computed.
+   */
+  private static void byLogProb(int[] ids, float[] logps, int at, int tokens, int k) {
+    long[] keys = new long[k];
+    int[] idsBefore = new int[k];
+    float[] logpsBefore = new float[k];
+    for (int t = at; t < at + tokens; t++) {
+      int base = t * k;
+      for (int j = 0; j < k; j++) {
+        // log-probs are <= 0, so their raw bits ascend as they descend (0 taken as -0); the
+        // codec's order, ids ascending, breaks ties
+        long descending = (Float.floatToRawIntBits(logps[base + j]) | 0x80000000) ^ 0x80000000;
+        keys[j] = descending << 32 | j;
+      }
+      Arrays.sort(keys);
+      System.arraycopy(ids, base, idsBefore, 0, k);
+      System.arraycopy(logps, base, logpsBefore, 0, k);
+      for (int j = 0; j < k; j++) {
+        int from = (int) keys[j];
+        ids[base + j] = idsBefore[from];
+        logps[base + j] = logpsBefore[from];
+      }
     }
   }
 

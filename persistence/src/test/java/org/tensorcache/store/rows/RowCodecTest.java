@@ -26,21 +26,46 @@ class RowCodecTest {
   }
 
   @Test
-  void exactTeacherRowsKeepEveryIdWithItsLogProbInAscendingIdOrder() {
+  void exactTeacherRowsComeBackAsComputedByLogProbThenId() {
     CacheSpec spec = RowFixtures.teacherSpec(true);
     RowCodec codec = RowCodec.of(spec);
     int tokens = 5;
     Object[] values = RowFixtures.values(spec, tokens, 11);
+    int[] ids = (int[]) values[0];
+    float[] logps = (float[]) values[1];
+    ids[8] = 900; // token 1: a tie of its first two log-probs, and an exact 0 (+0, not -0)
+    ids[9] = 3;
+    logps[8] = 0f;
+    logps[9] = 0f;
+    byLogProbThenId(ids, logps, tokens);
     Object[] back = codec.decode(codec.encode(tokens, values), tokens);
+    assertArrayEquals(ids, (int[]) back[0]);
+    assertArrayEquals(logps, (float[]) back[1]); // bit for bit: +0 stays +0
     assertArrayEquals((float[]) values[2], (float[]) back[2]);
+    assertEquals(3, ((int[]) back[0])[8]);
+  }
+
+  /** The order a teacher gives: log-prob descending, then id ascending. */
+  private static void byLogProbThenId(int[] ids, float[] logps, int tokens) {
     for (int t = 0; t < tokens; t++) {
-      Map<Integer, Float> in = token(values, t);
-      Map<Integer, Float> out = token(back, t);
-      assertEquals(in, out);
-      int[] ids = Arrays.copyOfRange((int[]) back[0], t * 8, t * 8 + 8);
-      int[] sorted = ids.clone();
-      Arrays.sort(sorted);
-      assertArrayEquals(sorted, ids);
+      Integer[] order = new Integer[8];
+      for (int j = 0; j < 8; j++) {
+        order[j] = t * 8 + j;
+      }
+      Arrays.sort(
+          order,
+          (a, b) ->
+              logps[a] != logps[b]
+                  ? Float.compare(logps[b], logps[a])
+                  : Integer.compare(ids[a], ids[b]));
+      int[] i2 = new int[8];
+      float[] l2 = new float[8];
+      for (int j = 0; j < 8; j++) {
+        i2[j] = ids[order[j]];
+        l2[j] = logps[order[j]];
+      }
+      System.arraycopy(i2, 0, ids, t * 8, 8);
+      System.arraycopy(l2, 0, logps, t * 8, 8);
     }
   }
 
