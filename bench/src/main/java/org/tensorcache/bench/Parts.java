@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.tensorcache.bench.byo.ByoBench;
+import org.tensorcache.bench.distill.FillBench;
 import org.tensorcache.bench.distill.StorageBench;
 import org.tensorcache.bench.micro.MicroBench;
 import org.tensorcache.bench.objects.ObjectStoreBench;
@@ -73,8 +74,17 @@ final class Parts {
           Part.of(
               "distill",
               "a distillation teacher's top-K per token: bytes per token and the compact form's"
-                  + " error, next to DistillKit and plain int32 + float32",
-              r -> write(r, "distill", Map.of("storage", StorageBench.run(r.size())))),
+                  + " error, next to DistillKit and plain int32 + float32; the teacher's fill next"
+                  + " to an eager PyTorch teacher",
+              r ->
+                  write(
+                      r,
+                      "distill",
+                      Map.of(
+                          "storage",
+                          StorageBench.run(r.size()),
+                          "fill",
+                          FillBench.run(r.work(), r.size())))),
           Part.of(
               "security",
               "TLS next to plain TCP: lookups through the lookup port, a cluster fill over Artery",

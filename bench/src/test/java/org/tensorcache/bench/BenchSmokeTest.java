@@ -89,7 +89,7 @@ class BenchSmokeTest {
             "memory.png"));
     PARTS.put(
         "security", expect("security.json", List.of("lookups", "fill", "targets"), "security.png"));
-    PARTS.put("distill", expect("distill.json", List.of("storage")));
+    PARTS.put("distill", expect("distill.json", List.of("storage", "fill")));
     PARTS.put("byo", expect("byo.json", List.of("rows", "threads", "method", "targets")));
     PARTS.put(
         "objects",

@@ -15,7 +15,7 @@ import org.tensorcache.bench.fixture.RunSize;
  * scripts/make_bench_model.py} under the work directory once per seed and sizes and reused by later
  * runs; {@code info} is its {@code bench-model.json} (sizes, token lengths, versions).
  */
-record BenchModel(Path dir, JsonNode info) {
+public record BenchModel(Path dir, JsonNode info) {
   /** The models compared, in order. */
   static final List<String> MODELS = List.of("small", "wide");
 
@@ -26,7 +26,7 @@ record BenchModel(Path dir, JsonNode info) {
    * missing; null when missing and not makeable, saying so. A smoke run's are tiny (hidden 32, a
    * 1,024-id tokenizer, 8 rows); the others' are the script's (hidden 256, 4 layers, 8,192 ids).
    */
-  static BenchModel obtain(PythonEnv python, Path workDir, RunSize size)
+  public static BenchModel obtain(PythonEnv python, Path workDir, RunSize size)
       throws IOException, InterruptedException {
     boolean smoke = size == RunSize.SMOKE;
     String rows = smoke ? "8" : "384";
@@ -63,7 +63,7 @@ record BenchModel(Path dir, JsonNode info) {
    * The repository's {@code scripts} directory: under the working directory (the launcher's) or the
    * nearest directory above it that has one (a module's, where its tests run).
    */
-  static Path scripts() {
+  public static Path scripts() {
     Path here = Path.of("").toAbsolutePath();
     for (Path d = here; d != null; d = d.getParent()) {
       if (Files.isRegularFile(d.resolve("scripts").resolve("make_bench_model.py"))) {
@@ -90,12 +90,12 @@ record BenchModel(Path dir, JsonNode info) {
    * A directory of model {@code name}: {@code hf_dir} (what TRL loads), {@code model_dir} (the
    * format-2 export the fill runs), {@code model_logits_dir} (the format-1 one of the bare loop).
    */
-  Path path(String name, String key) {
+  public Path path(String name, String key) {
     return dir.resolve(model(name).path(key).asText());
   }
 
   /** The first {@code rows} rows ({@code dataset}) or long rows of 1,500 to 2,048 tokens. */
-  Path rows(String file, int rows) throws IOException {
+  public Path rows(String file, int rows) throws IOException {
     Path all = dir.resolve(info.path("files").path(file).asText());
     List<String> lines = Files.readAllLines(all);
     if (rows == lines.size()) {
@@ -109,7 +109,7 @@ record BenchModel(Path dir, JsonNode info) {
   }
 
   /** A line about model {@code name} for the table's heading. */
-  String describe(String name) {
+  public String describe(String name) {
     JsonNode m = model(name);
     JsonNode t = info.path("sequence_tokens");
     return String.format(

@@ -107,7 +107,8 @@ public record PythonEnv(String executable, String origin, String reason) {
   }
 
   /** Runs {@code command} with the console as its output; returns its exit code. */
-  static int exec(List<String> command, long timeoutS) throws IOException, InterruptedException {
+  public static int exec(List<String> command, long timeoutS)
+      throws IOException, InterruptedException {
     OptionalInt exit = ChildProcess.run(command, Map.of(), null, Duration.ofSeconds(timeoutS));
     if (exit.isEmpty()) {
       throw new IOException(String.join(" ", command) + " did not finish in " + timeoutS + " s");
@@ -115,7 +116,7 @@ public record PythonEnv(String executable, String origin, String reason) {
     return exit.getAsInt();
   }
 
-  List<String> command(Path script, List<String> args) {
+  public List<String> command(Path script, List<String> args) {
     List<String> command = new ArrayList<>(List.of(executable, script.toString()));
     command.addAll(args);
     return command;
