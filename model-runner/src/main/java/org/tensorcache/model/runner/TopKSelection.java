@@ -15,7 +15,7 @@ import java.util.Arrays;
  * <p>The device's top-K does not promise an order among equal values, so it is asked for K + 1: a
  * position whose K-th and (K+1)-th values are equal has a tie at the boundary and is selected
  * exactly on the host from its whole row (rare: it takes equal log-probs); order within the K is
- * always settled on the host. The tail is the log-sum-exp of the log-probs below the K-th value,
+ * always settled on the host. The tail is the sum of the probabilities below the K-th value,
  * computed on the device, plus the values equal to it that were not selected, added on the host.
  */
 final class TopKSelection {
@@ -40,17 +40,24 @@ final class TopKSelection {
     float[] values = top.get(0).toFloatArray();
     long[] indices = top.get(1).toType(DataType.INT64, false).toLongArray();
     NDArray kth = top.get(0).get(":, " + (k - 1) + ":" + k);
-    NDArray below = logp.lt(kth);
-    NDArray masked = NDArrays.where(below, logp, logp.getManager().create(Float.NEGATIVE_INFINITY));
-    NDArray max = masked.max(new int[] {1}, true);
-    float[] maxBelow = max.toFloatArray();
-    float[] sumBelow = masked.sub(max).exp().sum(new int[] {1}).toFloatArray();
+    // the mass below the K-th value, summed as probabilities: log-probs are <= 0, so nothing
+    // overflows, and a tail too small for float32 carries no weight a loss could see
+    NDArray zero = logp.getManager().create(0f);
+    float[] sumBelow =
+        NDArrays.where(logp.lt(kth), logp.exp(), zero).sum(new int[] {1}).toFloatArray();
+    boolean anyTie = false;
+    for (int r = 0; r < n && fetch > k; r++) {
+      anyTie |= values[r * fetch + k - 1] == values[r * fetch + k];
+    }
+    // values equal to the K-th but not selected exist only where the (K+1)-th equals it too
     long[] equal =
-        logp.eq(kth)
-            .toType(DataType.INT32, false)
-            .sum(new int[] {1})
-            .toType(DataType.INT64, false)
-            .toLongArray();
+        anyTie
+            ? logp.eq(kth)
+                .toType(DataType.INT32, false)
+                .sum(new int[] {1})
+                .toType(DataType.INT64, false)
+                .toLongArray()
+            : null;
     int[] ids = new int[n * k];
     float[] logps = new float[n * k];
     float[] tails = new float[n];
@@ -70,11 +77,8 @@ final class TopKSelection {
       for (int j = 0; j < k; j++) {
         selectedEqual += logps[r * k + j] == threshold ? 1 : 0;
       }
-      double rest =
-          maxBelow[r] == Float.NEGATIVE_INFINITY
-              ? Double.NEGATIVE_INFINITY
-              : maxBelow[r] + Math.log(sumBelow[r]);
-      long unselected = equal[r] - selectedEqual;
+      double rest = sumBelow[r] > 0 ? Math.log(sumBelow[r]) : Double.NEGATIVE_INFINITY;
+      long unselected = equal == null ? 0 : equal[r] - selectedEqual;
       tails[r] =
           (float) (unselected > 0 ? logAddExp(rest, threshold + Math.log(unselected)) : rest);
     }
