@@ -32,7 +32,8 @@ import org.tensorcache.store.spec.TokenCoding;
  * threads: the byo part's seeded Qwen2 model of Qwen's vocabulary (151,936 ids), top-64 of every
  * completion token. TensorCache's side runs the runner and codes the rows as a fill does (without
  * the segment write); PyTorch's ({@code scripts/bench_teacher.py}) runs the Hugging Face model at
- * batch 1 (its fastest on a CPU) and 8, with {@code torch.set_num_threads} equal.
+ * batch 1 (its fastest on a CPU) and 8, with {@code torch.set_num_threads} equal. Both sides run
+ * every row once untimed first, so the figures are a long fill's steady state.
  */
 public final class FillBench {
   static final int K = 64;
@@ -53,7 +54,8 @@ public final class FillBench {
     int threads = Runtime.getRuntime().availableProcessors();
     Path run = Files2.fresh(work.resolve("distill-fill"));
     Path rows = run.resolve("teacher-rows.jsonl");
-    Path prefs = bench.rows("dataset", size.pick(384, 96, 8));
+    int rowCount = size.pick(384, 96, 8);
+    Path prefs = bench.rows("dataset", rowCount);
     Path hf = bench.path(MODEL, "hf_dir");
     exec(
         python,
@@ -99,7 +101,7 @@ public final class FillBench {
               "--threads",
               "" + threads,
               "--warmup-rows",
-              "2",
+              "" + rowCount,
               "--out",
               json.toString()));
       JsonNode r = new ObjectMapper().readTree(json.toFile());
@@ -137,7 +139,9 @@ public final class FillBench {
           }
           groups.add(batch);
         }
-        runner.run(groups.get(0)); // warm-up
+        for (List<Example> batch : groups) {
+          runner.run(batch); // warm-up: the traced model specializes once per padded length
+        }
         long tokens = 0;
         long t0 = System.nanoTime();
         for (List<Example> batch : groups) {
