@@ -50,6 +50,7 @@ class DistributionLayoutTest {
     }
     assertEquals(
         Set.of(
+            "dataset_messages.py",
             "dataset_source.py",
             "dataset_tokens.py",
             "export_hf_model.py",
