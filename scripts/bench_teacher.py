@@ -120,7 +120,7 @@ def run(hf_dir: str, rows_file: str, k: int, temperature: float, batch_size: int
 
     torch.set_num_threads(threads)
     rows = read_rows(rows_file)
-    model = AutoModelForCausalLM.from_pretrained(hf_dir, torch_dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(hf_dir, dtype=torch.float32).eval()
     if k > model.config.vocab_size:
         raise BadInput(f"--k {k} is above the model's vocabulary size {model.config.vocab_size}")
     if warmup_rows:
