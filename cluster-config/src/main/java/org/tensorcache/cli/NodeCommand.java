@@ -158,9 +158,10 @@ final class NodeCommand implements Callable<Integer> {
     NodeLauncher.whenUp(system)
         .thenRun(
             () ->
-                System.out.printf(
-                    "node up: %s roles=%s cache=%s%s%s%n",
-                    address, roleList, prepared.definition().cacheId(), endpoint, operations));
+                printLine(
+                    String.format(
+                        "node up: %s roles=%s cache=%s%s%s%n",
+                        address, roleList, prepared.definition().cacheId(), endpoint, operations)));
     awaitTermination(system, lastPhase);
     Optional<CoordinatedShutdown.Reason> reason =
         CoordinatedShutdown.get(system).getShutdownReason();
@@ -168,7 +169,7 @@ final class NodeCommand implements Callable<Integer> {
     if (reason.isPresent()
         && (reason.get() == Terminated.BY_SIGNAL
             || reason.get() == CoordinatedShutdown.clusterLeavingReason())) {
-      System.out.printf("node stopped: %s left the cluster (member %s)%n", address, status);
+      printLine(String.format("node stopped: %s left the cluster (member %s)%n", address, status));
       return 0;
     }
     throw new IllegalStateException(
@@ -252,5 +253,16 @@ final class NodeCommand implements Callable<Integer> {
       out.add(role);
     }
     return new ArrayList<>(out);
+  }
+
+  /**
+   * Writes {@code line} to standard output in one write: {@code System.out} buffers only 128 bytes,
+   * so a longer line printed piece by piece can be split by the log lines a reader of both streams
+   * gets in between, and a launcher looking for it would not find it.
+   */
+  private static void printLine(String line) {
+    byte[] bytes = line.getBytes(java.nio.charset.Charset.defaultCharset());
+    System.out.write(bytes, 0, bytes.length);
+    System.out.flush();
   }
 }
