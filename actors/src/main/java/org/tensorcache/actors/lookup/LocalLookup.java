@@ -119,6 +119,14 @@ public final class LocalLookup implements Extension {
     return values;
   }
 
+  /**
+   * The values of {@code indices} of a per-token cache, blocking until every one is there: complete
+   * or an error, as {@link #lookup}.
+   */
+  public org.tensorcache.fields.RaggedValues lookupRows(String cacheId, long[] indices) {
+    throw new UnsupportedOperationException("per-token lookups are not served yet");
+  }
+
   /** Waits for the missing part of {@code g} to be computed and written into place. */
   private void await(Gathered g) {
     Duration wait = settings.lookupMaxWait().plusSeconds(1);
