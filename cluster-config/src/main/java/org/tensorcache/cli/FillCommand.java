@@ -51,11 +51,6 @@ final class FillCommand implements Callable<Integer> {
       LocalFillRun.run(job.prepare(compute));
       return 0;
     }
-    if (job.perToken()) {
-      throw new IllegalArgumentException(
-          "a per-token cache (--runner topk) is filled with fill --local; nodes do not compute"
-              + " per-token caches yet");
-    }
     Duration timeout = OptionRanges.seconds("--timeout", timeoutSeconds);
     // the nodes compute: this member only needs the cache id, and writes no cache of its own
     String cacheId = job.identifyMakingInputs().cacheId();

@@ -238,9 +238,8 @@ public final class JobOptions {
    */
   public Job prepare(ComputeOptions compute) throws IOException {
     if (perToken()) {
-      throw new IllegalArgumentException(
-          "a per-token cache (--runner topk) is filled with fill --local and read from its export;"
-              + " nodes do not compute or serve per-token caches yet");
+      compute.checkUserModel();
+      return TeacherJobs.prepare(this).job(); // the teacher stays loaded while the node runs
     }
     if (userModel.given()) {
       compute.checkUserModel();

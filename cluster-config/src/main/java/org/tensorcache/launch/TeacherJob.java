@@ -1,6 +1,8 @@
 package org.tensorcache.launch;
 
+import java.nio.file.Path;
 import java.util.function.Supplier;
+import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.TokenRunner;
@@ -21,6 +23,19 @@ public record TeacherJob(
     Segments<RowBlock> segments,
     TeacherModel model)
     implements AutoCloseable {
+  /**
+   * The job a node registers: the cache's definition, its rows kept where {@link #segments} keeps
+   * them (verified local copies of objects beside the cache).
+   */
+  public Job job() {
+    Path local = id.cacheDir().resolve("segments");
+    CacheDefinition definition =
+        CacheDefinition.perToken(
+                id.spec(), id.fingerprint(), rows, runners, local, planner, id.inputs())
+            .withRowSegments(segments, local);
+    return new Job(rows, id.spec(), id.fingerprint(), id.cacheDir(), definition);
+  }
+
   @Override
   public void close() {
     model.close();

@@ -12,8 +12,8 @@ import org.tensorcache.store.spec.TokenCoding;
 /**
  * The cache of a distillation teacher on the user's model ({@code --runner topk}): for every
  * completion token the top-K ids, their log-probs and the tail's, coded as {@link TokenCoding.TopK}
- * says. Filled in this process ({@code fill --local}) and exported; nodes do not compute per-token
- * caches yet.
+ * says. Filled by the nodes of a cluster ({@code node}, then {@code fill}) or in this process
+ * ({@code fill --local}), served by the lookup port and exported.
  */
 public final class TeacherJobs {
   /** The runner's name on the command line. */

@@ -19,7 +19,14 @@ public record RaggedValues(long[] offsets, Object[] values) {
     for (int i = 1; i < offsets.length; i++) {
       if (offsets[i] < offsets[i - 1]) {
         throw new IllegalArgumentException(
-            "offset " + i + " is " + offsets[i] + ", below offset " + (i - 1) + " " + offsets[i - 1]);
+            "offset "
+                + i
+                + " is "
+                + offsets[i]
+                + ", below offset "
+                + (i - 1)
+                + " "
+                + offsets[i - 1]);
       }
     }
   }
@@ -38,7 +45,12 @@ public record RaggedValues(long[] offsets, Object[] values) {
           || a.getClass() != field.dtype().newArray(0).getClass()
           || java.lang.reflect.Array.getLength(a) != expected) {
         throw new IllegalArgumentException(
-            "values of field '" + field.name() + "' are not " + expected + " " + field.dtype()
+            "values of field '"
+                + field.name()
+                + "' are not "
+                + expected
+                + " "
+                + field.dtype()
                 + " elements");
       }
     }

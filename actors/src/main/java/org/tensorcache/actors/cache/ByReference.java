@@ -4,8 +4,8 @@ import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
-import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.PublishedBlocks;
+import org.tensorcache.store.block.RangeData;
 import org.tensorcache.store.spec.CacheSpec;
 import org.tensorcache.store.tier.HotTier;
 import org.tensorcache.store.tier.Tier;
@@ -34,7 +34,7 @@ public final class ByReference implements Replication {
   public <C> void publish(
       ReplicaWriter<C> writer,
       String cacheId,
-      Block part,
+      RangeData part,
       Replicator.WriteConsistency consistency) {
     writer.writePresence(cacheId, part, consistency);
   }

@@ -7,6 +7,7 @@ import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
 import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.BlockGather;
 import org.tensorcache.store.block.PublishedBlocks;
+import org.tensorcache.store.block.RangeData;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -27,9 +28,9 @@ public final class ByValue implements Replication {
   public <C> void publish(
       ReplicaWriter<C> writer,
       String cacheId,
-      Block part,
+      RangeData part,
       Replicator.WriteConsistency consistency) {
-    writer.writeValues(cacheId, part, consistency);
+    writer.writeValues(cacheId, (Block) part, consistency); // by value, every range is a block
   }
 
   @Override

@@ -7,7 +7,10 @@ import org.tensorcache.model.batch.BatchPlanner;
 import org.tensorcache.model.data.ExampleSet;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerIdentity;
+import org.tensorcache.model.runner.TokenRunner;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.rows.RowBlock;
+import org.tensorcache.store.segment.SegmentCodec;
 import org.tensorcache.store.segment.SegmentStore;
 import org.tensorcache.store.segment.Segments;
 import org.tensorcache.store.spec.CacheSpec;
@@ -22,7 +25,8 @@ import org.tensorcache.store.spec.FingerprintInputs;
  * computing ({@code planner}: a pure function of the rows, so a row's bits do not depend on which
  * node or request computes it), and the inputs it was filled from as a trainer checks them ({@code
  * inputs}: data set, model and tokenizer digests, truncation; served to clients and written into
- * exports).
+ * exports). A per-token cache has {@code tokens} in place of {@code runners} and {@code segments}
+ * ({@link #perToken}); a cache of fixed-shape fields has no {@code tokens}.
  */
 public record CacheDefinition(
     CacheSpec spec,
@@ -32,7 +36,8 @@ public record CacheDefinition(
     Path segmentDir,
     BatchPlanner planner,
     Map<String, String> inputs,
-    Segments<Block> segments) {
+    Segments<Block> segments,
+    TokenSource tokens) {
 
   /**
    * Most ranges a cache may have: each is a Distributed Data key, and Distributed Data is meant for
@@ -58,6 +63,14 @@ public record CacheDefinition(
               + spec.n());
     }
     fingerprint.checkBelongsTo(spec);
+    if (spec.perToken() != (tokens != null) || spec.perToken() == (segments != null)) {
+      throw new IllegalArgumentException(
+          "cache '"
+              + spec.name()
+              + (spec.perToken()
+                  ? "' has per-token fields: expected token runners and a store of rows"
+                  : "' has fixed-shape fields: expected runners and a store of blocks"));
+    }
     inputs = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(inputs));
   }
 
@@ -78,7 +91,33 @@ public record CacheDefinition(
         segmentDir,
         planner,
         inputs,
-        SegmentStore.at(segmentDir, spec, fingerprint));
+        SegmentStore.at(segmentDir, spec, fingerprint),
+        null);
+  }
+
+  /**
+   * A per-token cache whose ranges of rows {@code runners} compute and whose segments are kept in
+   * the local directory {@code segmentDir}.
+   */
+  public static CacheDefinition perToken(
+      CacheSpec spec,
+      Fingerprint fingerprint,
+      ExampleSet data,
+      Supplier<TokenRunner> runners,
+      Path segmentDir,
+      BatchPlanner planner,
+      Map<String, String> inputs) {
+    return new CacheDefinition(
+        spec,
+        fingerprint,
+        data,
+        null,
+        segmentDir,
+        planner,
+        inputs,
+        null,
+        new TokenSource(
+            runners, SegmentStore.at(SegmentCodec.ROWS, segmentDir, spec, fingerprint)));
   }
 
   /** A cache with no recorded inputs beyond its fingerprint. */
@@ -95,7 +134,7 @@ public record CacheDefinition(
   /** The same cache with these recorded inputs. */
   public CacheDefinition withInputs(Map<String, String> recorded) {
     return new CacheDefinition(
-        spec, fingerprint, data, runners, segmentDir, planner, recorded, segments);
+        spec, fingerprint, data, runners, segmentDir, planner, recorded, segments, tokens);
   }
 
   /**
@@ -103,7 +142,25 @@ public record CacheDefinition(
    * copies go to {@code localDir}).
    */
   public CacheDefinition withSegments(Segments<Block> store, Path localDir) {
-    return new CacheDefinition(spec, fingerprint, data, runners, localDir, planner, inputs, store);
+    return new CacheDefinition(
+        spec, fingerprint, data, runners, localDir, planner, inputs, store, null);
+  }
+
+  /**
+   * The same per-token cache with its rows kept in {@code store} (object storage, whose verified
+   * local copies go to {@code localDir}).
+   */
+  public CacheDefinition withRowSegments(Segments<RowBlock> store, Path localDir) {
+    return new CacheDefinition(
+        spec,
+        fingerprint,
+        data,
+        null,
+        localDir,
+        planner,
+        inputs,
+        null,
+        new TokenSource(tokens.runners(), store));
   }
 
   /** A cache whose ranges are computed in consecutive groups of {@code microBatch} rows. */
@@ -135,6 +192,11 @@ public record CacheDefinition(
             data.digest(),
             identity.parameters(),
             spec));
+  }
+
+  /** Where the cache's segments are kept, whatever its values are. */
+  public Segments<?> store() {
+    return tokens != null ? tokens.segments() : segments;
   }
 
   /** The cache id, derived from the fingerprint. */

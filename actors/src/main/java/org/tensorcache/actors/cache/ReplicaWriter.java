@@ -4,6 +4,7 @@ import java.util.function.Function;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.block.RangeData;
 
 /**
  * An actor's access to the replicated ranges: the values of a range ({@link BlockData}) or only
@@ -44,7 +45,7 @@ public final class ReplicaWriter<C> {
   }
 
   /** Merges which examples {@code part} holds into its range's presence. */
-  void writePresence(String cacheId, Block part, Replicator.WriteConsistency consistency) {
+  void writePresence(String cacheId, RangeData part, Replicator.WriteConsistency consistency) {
     long[] words = part.presenceWords();
     presence.askUpdate(
         r ->

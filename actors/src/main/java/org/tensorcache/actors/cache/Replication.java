@@ -4,8 +4,8 @@ import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.ddata.typed.javadsl.Replicator;
 import org.apache.pekko.cluster.ddata.typed.javadsl.ReplicatorMessageAdapter;
-import org.tensorcache.store.block.Block;
 import org.tensorcache.store.block.PublishedBlocks;
+import org.tensorcache.store.block.RangeData;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -16,13 +16,16 @@ import org.tensorcache.store.spec.CacheSpec;
  * range is published and followed, how a lookup gathers it, and who writes its segment. The actors
  * that use it do not ask which one they have.
  */
-public sealed interface Replication permits ByValue, ByReference {
+public sealed interface Replication permits ByValue, ByReference, ByRows {
 
   /**
    * By value when a range's values fit the gossip budget ({@code tensorcache.gossip-budget}), else
    * by reference.
    */
   static Replication choose(CacheSpec spec, TensorCacheNode node) {
+    if (spec.perToken()) {
+      return new ByRows(node.rowTier());
+    }
     long rowBytes = 0;
     for (var f : spec.fields()) {
       rowBytes += (long) f.width() * f.dtype().bytes();
@@ -37,7 +40,10 @@ public sealed interface Replication permits ByValue, ByReference {
 
   /** Merges {@code part} of a range (never changed afterwards) into the replicas. */
   <C> void publish(
-      ReplicaWriter<C> writer, String cacheId, Block part, Replicator.WriteConsistency consistency);
+      ReplicaWriter<C> writer,
+      String cacheId,
+      RangeData part,
+      Replicator.WriteConsistency consistency);
 
   /**
    * A starting shard's range as the local replica holds it: {@code loaded} with the replica's

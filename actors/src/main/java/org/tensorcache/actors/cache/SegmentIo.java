@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.IntPredicate;
 import org.tensorcache.store.block.Block;
+import org.tensorcache.store.block.RangeData;
+import org.tensorcache.store.rows.RowBlock;
 
 /**
  * A cache's segments read and written off the actor threads, on the I/O dispatcher, wherever they
@@ -24,8 +26,8 @@ public final class SegmentIo {
   public static SortedSet<Integer> toRestore(CacheDefinition cache, IntPredicate recorded) {
     SortedSet<Integer> ranges;
     try {
-      cache.segments().deleteTemporaries();
-      ranges = new TreeSet<>(cache.segments().persistedRanges());
+      cache.store().deleteTemporaries();
+      ranges = new TreeSet<>(cache.store().persistedRanges());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list the segments of " + cache.cacheId(), e);
     }
@@ -59,6 +61,53 @@ public final class SegmentIo {
               metrics.segmentRead(System.nanoTime() - started);
             }
           }
+        },
+        io);
+  }
+
+  /**
+   * Like {@link #read}, whatever the cache's values are: a block, or for a per-token cache its rows
+   * ({@link CacheDefinition#tokens}).
+   */
+  public static CompletableFuture<RangeData> readRange(
+      CacheDefinition cache, int range, Executor io, NodeMetrics metrics) {
+    if (cache.tokens() == null) {
+      return read(cache, range, io, metrics).thenApply(block -> block);
+    }
+    return readRows(cache, range, io, metrics).thenApply(rows -> rows);
+  }
+
+  /** Like {@link #read}, the rows of a range of a per-token cache. */
+  public static CompletableFuture<RowBlock> readRows(
+      CacheDefinition cache, int range, Executor io, NodeMetrics metrics) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          long started = System.nanoTime();
+          try {
+            RowBlock rows = cache.tokens().segments().read(range).orElse(null);
+            if (rows != null) {
+              metrics.segmentRead(System.nanoTime() - started);
+            }
+            return rows;
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        io);
+  }
+
+  /** Like {@link #write}, the complete rows of a range of a per-token cache. */
+  public static CompletableFuture<Void> writeRows(
+      CacheDefinition cache, RowBlock rows, Executor io, NodeMetrics metrics) {
+    return CompletableFuture.runAsync(
+        () -> {
+          long started = System.nanoTime();
+          try {
+            cache.tokens().segments().write(rows);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          metrics.segmentWritten(System.nanoTime() - started);
         },
         io);
   }

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 import org.tensorcache.model.data.Example;
 import org.tensorcache.model.runner.ModelRunner;
 import org.tensorcache.model.runner.RunnerOutput;
+import org.tensorcache.model.runner.TokenOutput;
+import org.tensorcache.model.runner.TokenRunner;
 import org.tensorcache.store.tier.HotTier;
 
 /**
@@ -31,13 +33,14 @@ public final class TensorCacheNode implements Extension {
   private final CacheRegistry registry = new CacheRegistry();
   private final Executor computeExecutor;
   private final Executor ioExecutor;
-  private final ThreadLocal<Map<String, ModelRunner>> runners =
+  private final ThreadLocal<Map<String, AutoCloseable>> runners =
       ThreadLocal.withInitial(java.util.HashMap::new);
-  private final List<ModelRunner> created = new CopyOnWriteArrayList<>();
+  private final List<AutoCloseable> created = new CopyOnWriteArrayList<>();
   private final NodeSettings settings;
   private final MemorySettings memory;
   private final HotTier hotTier;
   private final ReplicaView replicaView = new ReplicaView(registry);
+  private final RowTier rowTier;
   private final TieredView tieredView;
   private final NodeMetrics metrics = new NodeMetrics();
   private final java.util.concurrent.atomic.AtomicLong computedExamples =
@@ -65,6 +68,7 @@ public final class TensorCacheNode implements Extension {
     this.ioExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("tensorcache.io-dispatcher"));
     this.tieredView = new TieredView(hotTier, ioExecutor, registry);
+    this.rowTier = new RowTier(memory.budgetBytes());
     system.getWhenTerminated().thenRun(this::closeRunners);
   }
 
@@ -99,6 +103,11 @@ public final class TensorCacheNode implements Extension {
   /** The hot tier: values of caches replicated by reference, within the memory budget. */
   public HotTier hotTier() {
     return hotTier;
+  }
+
+  /** The memory of rows of per-token caches, within the same budget as the hot tier. */
+  public RowTier rowTier() {
+    return rowTier;
   }
 
   /** What this node has done: counters and latency histograms that exporters read. */
@@ -168,6 +177,16 @@ public final class TensorCacheNode implements Extension {
    * outlive the actor system), and a computation after that fails instead of touching it.
    */
   public RunnerOutput compute(String cacheId, List<? extends Example> examples) {
+    return whileOpen(cacheId, examples, () -> ((ModelRunner) runner(cacheId)).run(examples));
+  }
+
+  /** Like {@link #compute}, for a per-token cache: its rows, by the thread's token runner. */
+  public TokenOutput computeRows(String cacheId, List<? extends Example> examples) {
+    return whileOpen(cacheId, examples, () -> ((TokenRunner) runner(cacheId)).run(examples));
+  }
+
+  private <T> T whileOpen(
+      String cacheId, List<? extends Example> examples, java.util.function.Supplier<T> run) {
     Lock lock = computing.readLock();
     lock.lock();
     try {
@@ -175,7 +194,7 @@ public final class TensorCacheNode implements Extension {
         throw new IllegalStateException(
             "node is stopping: " + examples.size() + " examples of '" + cacheId + "' not computed");
       }
-      return runner(cacheId).run(examples);
+      return run.get();
     } finally {
       lock.unlock();
     }
@@ -195,20 +214,27 @@ public final class TensorCacheNode implements Extension {
     }
     try {
       runnersClosed = true;
-      created.forEach(ModelRunner::close);
+      for (AutoCloseable r : created) {
+        try {
+          r.close();
+        } catch (Exception e) {
+          log.warn("runner {} not closed: {}", r, e.toString());
+        }
+      }
     } finally {
       lock.unlock();
     }
   }
 
   /** The calling compute thread's runner for {@code cacheId}, made on first use. */
-  private ModelRunner runner(String cacheId) {
+  private AutoCloseable runner(String cacheId) {
     return runners
         .get()
         .computeIfAbsent(
             cacheId,
             id -> {
-              ModelRunner r = definition(id).runners().get();
+              CacheDefinition d = definition(id);
+              AutoCloseable r = d.tokens() != null ? d.tokens().runners().get() : d.runners().get();
               created.add(r);
               return r;
             });

@@ -10,7 +10,7 @@ import org.tensorcache.actors.coordinator.CoordinatorState.CacheProgress;
 import org.tensorcache.actors.coordinator.CoordinatorState.Event;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangeLost;
 import org.tensorcache.actors.coordinator.CoordinatorState.RangePersisted;
-import org.tensorcache.store.block.Block;
+import org.tensorcache.store.block.RangeData;
 
 /**
  * The decisions of the restore at the start of a {@link FillDriver}: which segments to have a
@@ -25,7 +25,7 @@ final class Restoration {
    * What a checked segment gives: {@code block} to merge into the local replica and {@code event}
    * to record, each null when there is none.
    */
-  record Outcome(Block block, Event event) {}
+  record Outcome(RangeData block, Event event) {}
 
   private static final Outcome NOTHING = new Outcome(null, null);
 

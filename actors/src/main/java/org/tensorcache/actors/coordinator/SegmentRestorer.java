@@ -12,7 +12,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.cache.SegmentIo;
-import org.tensorcache.store.block.Block;
+import org.tensorcache.store.block.RangeData;
 
 /**
  * The fill driver's child that brings persisted segments back at start, on the I/O dispatcher it is
@@ -38,7 +38,7 @@ final class SegmentRestorer {
    * replies of its own restorer from those of the one stopped with its previous instance.
    */
   record Restored(
-      ActorRef<Restore> from, String cacheId, int range, Block block, Throwable failure) {}
+      ActorRef<Restore> from, String cacheId, int range, RangeData block, Throwable failure) {}
 
   /** A restorer whose reads run on {@code io}, timed into {@code metrics}. */
   static Behavior<Restore> create(Executor io, NodeMetrics metrics) {
@@ -68,7 +68,7 @@ final class SegmentRestorer {
     List<CompletableFuture<?>> replies = new ArrayList<>();
     for (int range : ranges) {
       replies.add(
-          SegmentIo.read(d, range, io, metrics)
+          SegmentIo.readRange(d, range, io, metrics)
               .whenComplete(
                   (block, failure) ->
                       restore

@@ -13,11 +13,13 @@ import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.tensorcache.actors.cache.CacheDefinition;
 import org.tensorcache.actors.cache.CacheRegistry;
 import org.tensorcache.actors.cache.NodeMetrics;
 import org.tensorcache.actors.cache.NodeSettings;
 import org.tensorcache.actors.cache.TensorCacheNode;
 import org.tensorcache.actors.session.Sampler;
+import org.tensorcache.fields.RaggedValues;
 import org.tensorcache.store.spec.CacheSpec;
 
 /**
@@ -32,12 +34,14 @@ public final class LocalLookup implements Extension {
   private final TensorCacheNode node;
   private final ActorRef<LookupActor.Command> actor;
   private final Prefetcher prefetcher;
+  private final RowLookup rows;
 
   private LocalLookup(ActorSystem<?> system) {
     this.system = system;
     TensorCacheNode node = TensorCacheNode.get(system);
     this.settings = node.settings();
     this.node = node;
+    this.rows = new RowLookup(system, node);
     this.actor = system.systemActorOf(LookupActor.create(), LookupActor.NAME, Props.empty());
     this.prefetcher =
         new Prefetcher(
@@ -119,12 +123,10 @@ public final class LocalLookup implements Extension {
     return values;
   }
 
-  /**
-   * The values of {@code indices} of a per-token cache, blocking until every one is there: complete
-   * or an error, as {@link #lookup}.
-   */
-  public org.tensorcache.fields.RaggedValues lookupRows(String cacheId, long[] indices) {
-    throw new UnsupportedOperationException("per-token lookups are not served yet");
+  /** The values of {@code indices} of a per-token cache, complete or an error. */
+  public RaggedValues lookupRows(String cacheId, long[] indices) {
+    LookupChecks.checkSize(cacheId, indices, settings);
+    return rows.lookup(node.definition(cacheId), indices);
   }
 
   /** Waits for the missing part of {@code g} to be computed and written into place. */
@@ -206,6 +208,11 @@ public final class LocalLookup implements Extension {
    * @param session the session's id, unique per run and rank
    */
   public void prefetch(String session, String cacheId, Sampler sampler, int rank, long from) {
+    CacheDefinition d = node.definition(cacheId);
+    if (d.spec().perToken()) {
+      rows.prefetch(d, sampler, rank, from, node.memory().prefetchSteps());
+      return;
+    }
     node.replication(cacheId)
         .prefetch(() -> prefetcher.ahead(session, cacheId, spec(cacheId), sampler, rank, from));
   }
@@ -255,9 +262,7 @@ public final class LocalLookup implements Extension {
     return new Gathered(cache, indices, out, missing);
   }
 
-  /**
-   * Asks the lookup actor for the missing positions and scatters them into the request's arrays.
-   */
+  /** Asks the lookup actor for the missing positions and scatters them into place. */
   private CompletionStage<Void> fetchMissing(Gathered g, boolean count) {
     int[] missing = g.missing();
     long[] wanted = new long[missing.length];

@@ -24,12 +24,11 @@ import org.tensorcache.store.block.Block;
 import org.tensorcache.store.serialization.KryoSerializable;
 
 /**
- * Owns one range of one cache on a compute node: computes its missing examples, requested ones
- * first, and merges every micro-batch into the replicated block as soon as it is done, so a crash
- * loses at most the micro-batch in flight.
- *
- * <p>The unit of compute is a group the cache's planner makes from the range's rows alone, whatever
- * was asked for: an example's batch, and so its bits, never depend on requests, node or fail-over.
+ * Owns one range of one cache on a compute node (of a per-token cache: a {@link RowShard}):
+ * computes its missing examples, requested ones first, and merges every micro-batch into the
+ * replicated block as soon as it is done, so a crash loses at most the micro-batch in flight. The
+ * unit of compute is a group the cache's planner makes from the range's rows alone: an example's
+ * batch, and so its bits, never depend on requests, node or fail-over.
  */
 public final class ShardActor {
   /** The sharded entity type; ids are {@code <cache id>#<range>}. */
@@ -48,16 +47,10 @@ public final class ShardActor {
   public record Compute(long[] indices, ActorRef<StatusReply<Computed>> replyTo)
       implements Command {}
 
-  /**
-   * The values of {@link Compute#indices}: per field, {@code indices.length * width} elements of
-   * its dtype.
-   */
+  /** The values of {@link Compute#indices}: per field, {@code indices.length * width} of them. */
   public record Computed(long[] indices, Object[] values) implements KryoSerializable {}
 
-  /**
-   * What a shard reports once it has written its range's segment itself (by reference); the
-   * coordinator records the range persisted.
-   */
+  /** What a shard reports once it has written its range's segment itself (by reference). */
   public record RangeWritten(String cacheId, int range) implements KryoSerializable {}
 
   private interface Internal extends Command {}
@@ -103,14 +96,20 @@ public final class ShardActor {
       ActorRef<ClusterSharding.ShardCommand> shard,
       ActorRef<RangeWritten> reports) {
     return Behaviors.setup(
-        ctx ->
-            Behaviors.withStash(
-                10_000,
-                stash ->
-                    DistributedData.withReplicatorMessageAdapter(
-                        (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
-                            new ShardActor(ctx, stash, replicator, entityId, shard, reports)
-                                .loading())));
+        ctx -> {
+          RangeId id = RangeId.parse(entityId);
+          CacheDefinition cache = TensorCacheNode.get(ctx.getSystem()).definition(id.cacheId());
+          if (cache.tokens() != null) {
+            return RowShard.create(cache, id.range(), reports);
+          }
+          return Behaviors.withStash(
+              10_000,
+              stash ->
+                  DistributedData.withReplicatorMessageAdapter(
+                      (ReplicatorMessageAdapter<Command, BlockData> replicator) ->
+                          new ShardActor(ctx, stash, replicator, entityId, shard, reports)
+                              .loading()));
+        });
   }
 
   private final ActorContext<Command> ctx;

@@ -20,7 +20,7 @@ import org.tensorcache.store.spec.CacheSpec;
  * <p>A block is mutable and not thread-safe; to share one across threads, publish a {@link #copy()}
  * that is never mutated.
  */
-public final class Block {
+public final class Block implements RangeData {
   /** What a missing example's elements hold. */
   public static final float SENTINEL = Float.NEGATIVE_INFINITY;
 

@@ -13,7 +13,7 @@ import org.tensorcache.store.spec.CacheSpec;
  * deterministic, so both sides hold the same row; the order only makes replicas agree if one is
  * not. Mutable and not thread-safe, as a block is.
  */
-public final class RowBlock {
+public final class RowBlock implements org.tensorcache.store.block.RangeData {
   private final CacheSpec spec;
   private final int range;
   private final long start;
@@ -66,6 +66,17 @@ public final class RowBlock {
   /** Whether every example of the range is present. */
   public boolean isComplete() {
     return present == rows.length;
+  }
+
+  @Override
+  public long[] presenceWords() {
+    long[] words = new long[(rows.length + 63) / 64];
+    for (int i = 0; i < rows.length; i++) {
+      if (rows[i] != null) {
+        words[i >>> 6] |= 1L << i;
+      }
+    }
+    return words;
   }
 
   /** Bytes of the present rows, together. */
