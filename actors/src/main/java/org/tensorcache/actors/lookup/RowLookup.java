@@ -32,7 +32,7 @@ import org.tensorcache.store.tier.Tier;
  * range's verified segment (warm, then kept), else from the range's shard (cold, computed first
  * when missing), and every row decoded into its fields once, in request order.
  */
-final class RowLookup {
+public final class RowLookup {
   private static final Logger log = LoggerFactory.getLogger(RowLookup.class);
 
   private final ActorSystem<?> system;
@@ -195,7 +195,7 @@ final class RowLookup {
   }
 
   /** Decodes every row into its fields, in request order. */
-  static RaggedValues decode(CacheSpec spec, int[] tokens, byte[][] rows) {
+  public static RaggedValues decode(CacheSpec spec, int[] tokens, byte[][] rows) {
     long[] offsets = new long[tokens.length + 1];
     for (int i = 0; i < tokens.length; i++) {
       offsets[i + 1] = offsets[i] + tokens[i];
