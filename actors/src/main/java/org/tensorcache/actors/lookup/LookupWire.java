@@ -192,6 +192,13 @@ public final class LookupWire {
    * needed.
    */
   public static void checkVersionCarries(byte version, String cacheId, CacheSpec spec) {
+    if (spec.perToken()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' of cache '%s' is per-token: protocol version 5 is needed, the request is"
+                  + " version %d",
+              spec.fields().get(0).name(), cacheId, version));
+    }
     if (version >= VERSION_3) {
       return;
     }

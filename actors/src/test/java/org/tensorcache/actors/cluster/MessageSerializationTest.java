@@ -73,12 +73,19 @@ class MessageSerializationTest {
             new TierStats.Snapshot(9200, 640, 160, 96, 31, 2, 3L << 30, 4L << 30, 12, 74, 0));
     TierReporter.CacheTiers untouched =
         new TierReporter.CacheTiers("embed-cd34", new TierStats().snapshot());
+    ActorRef<StatusReply<org.tensorcache.actors.shard.RowShard.ComputedRows>> rowsTo =
+        testKit
+            .<StatusReply<org.tensorcache.actors.shard.RowShard.ComputedRows>>createTestProbe()
+            .ref();
     CoordinatorState.CacheProgress progress =
         new CoordinatorState.CacheProgress("dpo-ref-ab12", true, new long[] {0b1011, 1L << 63});
     return List.of(
         ShardActor.Fill.INSTANCE,
         new ShardActor.Compute(indices, computed),
         new ShardActor.Computed(indices, values),
+        new org.tensorcache.actors.shard.RowShard.ComputeRows(indices, 196608, rowsTo),
+        new org.tensorcache.actors.shard.RowShard.ComputedRows(
+            indices, new int[] {2, 1}, new byte[][] {{1, 2, 3}, {}}),
         new LookupActor.GetValues("dpo-ref-ab12", indices, batches),
         new LookupActor.Values(indices, values),
         new TierReporter.GetTierStats(reports),
